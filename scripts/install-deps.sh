@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs everything ttlstore needs to build, run and test, from Debian 12 packages only.
+# Idempotent: a second run installs nothing new. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # libraries
+  librocksdb-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
+  libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # real clients for the end-to-end tests
+  python3 python3-boto3 python3-pytest awscli
+  # used by tests and scripts
+  curl iproute2 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,75 @@
+#include "api/dispatch.h"
+
+#include <rapidjson/error/en.h>
+
+#include <unordered_map>
+
+#include "api/errors.h"
+#include "api/handlers.h"
+
+namespace ttlstore::api {
+namespace {
+
+constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
+
+const std::unordered_map<std::string_view, Handler>& Handlers() {
+  static const auto* table = new std::unordered_map<std::string_view, Handler>{
+      {"CreateTable", &CreateTable},
+      {"DescribeTable", &DescribeTable},
+      {"ListTables", &ListTables},
+      {"DeleteTable", &DeleteTable},
+      {"TagResource", &TagResource},
+      {"UntagResource", &UntagResource},
+      {"ListTagsOfResource", &ListTagsOfResource},
+      {"DescribeEndpoints", &DescribeEndpoints},
+      {"DescribeLimits", &DescribeLimits},
+      {"PutItem", &PutItem},
+      {"GetItem", &GetItem},
+      {"DeleteItem", &DeleteItem},
+  };
+  return *table;
+}
+
+ApiResponse FromError(const Error& error, std::string operation) {
+  ApiResponse r;
+  WireError wire = ToWire(error.code());
+  r.http_status = wire.http_status;
+  r.body = RenderErrorBody(error);
+  r.operation = std::move(operation);
+  r.error_type = wire.name;
+  r.error_message = error.message();
+  return r;
+}
+
+}  // namespace
+
+ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body) {
+  Handler handler = nullptr;
+  std::string_view operation;
+  if (target.substr(0, kTargetPrefix.size()) == kTargetPrefix) {
+    operation = target.substr(kTargetPrefix.size());
+    auto it = Handlers().find(operation);
+    if (it != Handlers().end()) handler = it->second;
+  }
+  if (!handler) {
+    return FromError(Error(ErrorCode::kUnknownOperation, ""), "");
+  }
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseStopWhenDoneFlag>(body.data(), body.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    // An empty body is treated as an empty request, as the service does.
+    if (!body.empty() || doc.GetParseError() != rapidjson::kParseErrorDocumentEmpty) {
+      return FromError(Error::Serialization("Start of structure or map found where not expected"),
+                       std::string(operation));
+    }
+    doc.SetObject();
+  }
+  Result<std::string> result = handler(services, doc);
+  if (!result) return FromError(result.error(), std::string(operation));
+  ApiResponse r;
+  r.body = std::move(*result);
+  r.operation = std::string(operation);
+  return r;
+}
+
+}  // namespace ttlstore::api

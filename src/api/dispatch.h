@@ -1,0 +1,37 @@
+// The DynamoDB JSON 1.0 protocol front end: X-Amz-Target -> handler, JSON in, JSON out.
+// Transport-free: server/ hands it a target and a body and writes back what it returns, so
+// tests can call it directly.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "ops/item_ops.h"
+#include "ops/table_ops.h"
+
+namespace ttlstore::api {
+
+// What every handler may use. Built once at start-up.
+struct Services {
+  ops::TableCatalog& catalog;
+  ops::ItemOps& items;
+  const Clock& clock;
+  std::string region = "us-east-1";
+  std::string account_id = "000000000000";
+};
+
+struct ApiResponse {
+  int http_status = 200;
+  std::string body;
+  // The operation name ("PutItem") or "" when the target was not understood; the error's short
+  // type ("ValidationException") or "" on success. For metrics and logs.
+  std::string operation;
+  std::string error_type;
+  std::string error_message;
+};
+
+// Handles one request. `target` is the X-Amz-Target header value.
+ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body);
+
+}  // namespace ttlstore::api

@@ -1,0 +1,51 @@
+#include "api/errors.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace ttlstore::api {
+
+WireError ToWire(ErrorCode code) {
+#define DDB "com.amazonaws.dynamodb.v20120810#"
+  // Serialization and unknown-operation errors come from the service framework ("coral"),
+  // not from DynamoDB itself, and the real service types them so.
+#define CORAL "com.amazon.coral.service#"
+  switch (code) {
+    case ErrorCode::kValidation:
+      return {400, DDB "ValidationException", "ValidationException"};
+    case ErrorCode::kSerialization:
+      return {400, CORAL "SerializationException", "SerializationException"};
+    case ErrorCode::kUnknownOperation:
+      return {400, CORAL "UnknownOperationException", "UnknownOperationException"};
+    case ErrorCode::kResourceNotFound:
+      return {400, DDB "ResourceNotFoundException", "ResourceNotFoundException"};
+    case ErrorCode::kResourceInUse:
+      return {400, DDB "ResourceInUseException", "ResourceInUseException"};
+    case ErrorCode::kConditionalCheckFailed:
+      return {400, DDB "ConditionalCheckFailedException", "ConditionalCheckFailedException"};
+    case ErrorCode::kLimitExceeded:
+      return {400, DDB "LimitExceededException", "LimitExceededException"};
+    case ErrorCode::kRequestTooLarge:
+      return {413, DDB "RequestEntityTooLarge", "RequestEntityTooLarge"};
+    case ErrorCode::kInternal:
+      return {500, DDB "InternalServerError", "InternalServerError"};
+  }
+#undef DDB
+#undef CORAL
+  return {500, "com.amazonaws.dynamodb.v20120810#InternalServerError", "InternalServerError"};
+}
+
+std::string RenderErrorBody(const Error& error) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("__type");
+  w.String(ToWire(error.code()).type);
+  w.Key("message");
+  // Internal details (RocksDB status strings) stay in the log, not on the wire.
+  w.String(error.code() == ErrorCode::kInternal ? "Internal server error" : error.message());
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+}  // namespace ttlstore::api

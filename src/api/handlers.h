@@ -1,0 +1,33 @@
+// Operation handlers, one per DynamoDB action. Each takes the parsed request object and returns
+// the response JSON text or an Error. Internal to api/: dispatch.cc routes to them.
+#pragma once
+
+#include <string>
+
+#include "api/dispatch.h"
+#include "api/json_value.h"
+
+namespace ttlstore::api {
+
+using Handler = Result<std::string> (*)(const Services&, const rapidjson::Value&);
+
+// Control plane (table_api.cc).
+Result<std::string> CreateTable(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeTable(const Services&, const rapidjson::Value&);
+Result<std::string> ListTables(const Services&, const rapidjson::Value&);
+Result<std::string> DeleteTable(const Services&, const rapidjson::Value&);
+Result<std::string> TagResource(const Services&, const rapidjson::Value&);
+Result<std::string> UntagResource(const Services&, const rapidjson::Value&);
+Result<std::string> ListTagsOfResource(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeEndpoints(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeLimits(const Services&, const rapidjson::Value&);
+
+// Data plane (item_api.cc).
+Result<std::string> PutItem(const Services&, const rapidjson::Value&);
+Result<std::string> GetItem(const Services&, const rapidjson::Value&);
+Result<std::string> DeleteItem(const Services&, const rapidjson::Value&);
+
+// The table's ARN: arn:aws:dynamodb:<region>:<account>:table/<name>.
+std::string TableArn(const Services& s, const std::string& table_name);
+
+}  // namespace ttlstore::api

@@ -1,0 +1,219 @@
+#include "api/json_value.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "api/base64.h"
+#include "model/number.h"
+
+namespace ttlstore::api {
+namespace {
+
+using model::AttributeValue;
+using model::ValueType;
+
+constexpr char kInvalid[] = "One or more parameter values were invalid: ";
+
+std::string_view View(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+Error WrongJsonType(const char* expected) {
+  return Error::Serialization(std::string("Unexpected value type in payload; expected ") +
+                              expected);
+}
+
+Result<std::string> DecodeBinary(const rapidjson::Value& v) {
+  if (!v.IsString()) return WrongJsonType("a base64 string");
+  auto bytes = Base64Decode(View(v));
+  if (!bytes) {
+    return Error::Serialization("Base64 encoded length is expected a multiple of 4 bytes but found: " +
+                                std::to_string(v.GetStringLength()));
+  }
+  return std::move(*bytes);
+}
+
+Result<std::string> DecodeNumber(const rapidjson::Value& v) {
+  if (!v.IsString()) return WrongJsonType("a number string");
+  auto n = model::Number::Parse(View(v));
+  if (!n) return std::move(n).error();
+  return n->ToString();
+}
+
+Result<AttributeValue> DecodeSet(ValueType type, const rapidjson::Value& v) {
+  if (!v.IsArray()) return WrongJsonType("a list");
+  if (v.Empty()) {
+    const char* what = type == ValueType::kSS   ? "An string set  may not be empty"
+                       : type == ValueType::kNS ? "An number set  may not be empty"
+                                                : "Binary sets should not be empty";
+    return Error::Validation(std::string(kInvalid) + what);
+  }
+  std::vector<std::string> members;
+  members.reserve(v.Size());
+  for (const auto& m : v.GetArray()) {
+    if (type == ValueType::kSS) {
+      if (!m.IsString()) return WrongJsonType("a string");
+      members.emplace_back(View(m));
+    } else {
+      auto decoded = type == ValueType::kNS ? DecodeNumber(m) : DecodeBinary(m);
+      if (!decoded) return std::move(decoded).error();
+      members.push_back(std::move(*decoded));
+    }
+  }
+  std::vector<std::string> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    std::string list;
+    for (const auto& m : v.GetArray()) {
+      if (!list.empty()) list += ", ";
+      list += View(m);
+    }
+    return Error::Validation(std::string(kInvalid) + "Input collection [" + list +
+                             "] contains duplicates.");
+  }
+  return AttributeValue::Set(type, std::move(members));
+}
+
+Result<AttributeValue> Decode(const rapidjson::Value& json, int depth);
+
+Result<model::Map> DecodeMap(const rapidjson::Value& json, int depth) {
+  if (!json.IsObject()) return WrongJsonType("a map");
+  model::Map map;
+  for (const auto& member : json.GetObject()) {
+    auto v = Decode(member.value, depth);
+    if (!v) return std::move(v).error();
+    map.insert_or_assign(std::string(View(member.name)), std::move(*v));
+  }
+  return map;
+}
+
+Result<AttributeValue> Decode(const rapidjson::Value& json, int depth) {
+  if (!json.IsObject()) return WrongJsonType("an AttributeValue structure");
+  if (depth > kMaxNestingDepth) {
+    return Error::Validation("Nesting Levels have exceeded supported limits");
+  }
+  const rapidjson::Value* value = nullptr;
+  std::string_view type;
+  int count = 0;
+  for (const auto& member : json.GetObject()) {
+    if (member.value.IsNull()) continue;  // SDKs may send unset members as null
+    ++count;
+    value = &member.value;
+    type = View(member.name);
+  }
+  if (count == 0) {
+    return Error::Validation(
+        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+  }
+  if (count > 1) {
+    return Error::Validation(
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the "
+        "supported datatypes");
+  }
+  const rapidjson::Value& v = *value;
+  if (type == "S") {
+    if (!v.IsString()) return WrongJsonType("a string");
+    return AttributeValue::String(std::string(View(v)));
+  }
+  if (type == "N") {
+    auto n = DecodeNumber(v);
+    if (!n) return std::move(n).error();
+    return AttributeValue::Num(std::move(*n));
+  }
+  if (type == "B") {
+    auto b = DecodeBinary(v);
+    if (!b) return std::move(b).error();
+    return AttributeValue::Binary(std::move(*b));
+  }
+  if (type == "BOOL") {
+    if (!v.IsBool()) return WrongJsonType("a boolean");
+    return AttributeValue::Bool(v.GetBool());
+  }
+  if (type == "NULL") {
+    if (!v.IsBool()) return WrongJsonType("a boolean");
+    if (!v.GetBool()) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Null attribute value types must have the value of true");
+    }
+    return AttributeValue::Null();
+  }
+  if (type == "M") {
+    auto m = DecodeMap(v, depth + 1);
+    if (!m) return std::move(m).error();
+    return AttributeValue::OfMap(std::move(*m));
+  }
+  if (type == "L") {
+    if (!v.IsArray()) return WrongJsonType("a list");
+    model::List list;
+    list.reserve(v.Size());
+    for (const auto& e : v.GetArray()) {
+      auto d = Decode(e, depth + 1);
+      if (!d) return std::move(d).error();
+      list.push_back(std::move(*d));
+    }
+    return AttributeValue::OfList(std::move(list));
+  }
+  if (type == "SS") return DecodeSet(ValueType::kSS, v);
+  if (type == "NS") return DecodeSet(ValueType::kNS, v);
+  if (type == "BS") return DecodeSet(ValueType::kBS, v);
+  return Error::Serialization("Unknown AttributeValue type: " + std::string(type));
+}
+
+void WriteString(JsonWriter& w, const std::string& s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+}  // namespace
+
+Result<model::AttributeValue> DecodeAttributeValue(const rapidjson::Value& json) {
+  return Decode(json, 0);
+}
+
+Result<model::Item> DecodeItem(const rapidjson::Value& json) { return DecodeMap(json, 0); }
+
+void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
+  w.StartObject();
+  w.Key(model::TypeName(v.type()));
+  switch (v.type()) {
+    case ValueType::kS:
+    case ValueType::kN:
+      WriteString(w, v.scalar());
+      break;
+    case ValueType::kB:
+      WriteString(w, Base64Encode(v.scalar()));
+      break;
+    case ValueType::kBool:
+      w.Bool(v.boolean());
+      break;
+    case ValueType::kNull:
+      w.Bool(true);
+      break;
+    case ValueType::kM:
+      WriteItem(w, v.map());
+      break;
+    case ValueType::kL:
+      w.StartArray();
+      for (const auto& e : v.list()) WriteAttributeValue(w, e);
+      w.EndArray();
+      break;
+    case ValueType::kSS:
+    case ValueType::kNS:
+    case ValueType::kBS:
+      w.StartArray();
+      for (const auto& m : v.set()) {
+        WriteString(w, v.type() == ValueType::kBS ? Base64Encode(m) : m);
+      }
+      w.EndArray();
+      break;
+  }
+  w.EndObject();
+}
+
+void WriteItem(JsonWriter& w, const model::Item& item) {
+  w.StartObject();
+  for (const auto& [name, v] : item) {
+    w.Key(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    WriteAttributeValue(w, v);
+  }
+  w.EndObject();
+}
+
+}  // namespace ttlstore::api

@@ -1,0 +1,30 @@
+// DynamoDB's JSON form of attribute values ({"S": "x"}, {"N": "1"}, {"M": {...}}, ...) to and from
+// model::AttributeValue, with the reference service's validation and error messages.
+// Only api/ includes RapidJSON.
+#pragma once
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "common/result.h"
+#include "model/attribute_value.h"
+
+namespace ttlstore::api {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Maximum nesting of M and L values (DynamoDB limit: 32 levels).
+inline constexpr int kMaxNestingDepth = 32;
+
+// Decodes one AttributeValue. Errors: SerializationException for wrong JSON types,
+// ValidationException for an empty or multi-typed value, bad numbers, bad sets, too deep nesting.
+Result<model::AttributeValue> DecodeAttributeValue(const rapidjson::Value& json);
+
+// Decodes a map of name -> AttributeValue (an Item, a Key, ExpressionAttributeValues).
+Result<model::Item> DecodeItem(const rapidjson::Value& json);
+
+void WriteAttributeValue(JsonWriter& w, const model::AttributeValue& value);
+void WriteItem(JsonWriter& w, const model::Item& item);
+
+}  // namespace ttlstore::api

@@ -1,0 +1,138 @@
+#include "api/request.h"
+
+namespace ttlstore::api {
+namespace {
+
+Error WrongType(const char* name, const char* expected) {
+  return Error::Serialization(std::string("Unexpected value type for field '") + name +
+                              "'; expected " + expected);
+}
+
+bool IsTableNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+}  // namespace
+
+const rapidjson::Value* Field(const rapidjson::Value& obj, const char* name) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(name);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
+  return &it->value;
+}
+
+Result<std::optional<std::string>> OptString(const rapidjson::Value& obj, const char* name) {
+  const rapidjson::Value* v = Field(obj, name);
+  if (!v) return std::optional<std::string>();
+  if (!v->IsString()) return WrongType(name, "a string");
+  return std::optional<std::string>(std::string(v->GetString(), v->GetStringLength()));
+}
+
+Result<std::optional<bool>> OptBool(const rapidjson::Value& obj, const char* name) {
+  const rapidjson::Value* v = Field(obj, name);
+  if (!v) return std::optional<bool>();
+  if (!v->IsBool()) return WrongType(name, "a boolean");
+  return std::optional<bool>(v->GetBool());
+}
+
+Result<std::optional<int64_t>> OptInt(const rapidjson::Value& obj, const char* name) {
+  const rapidjson::Value* v = Field(obj, name);
+  if (!v) return std::optional<int64_t>();
+  if (!v->IsInt64()) return WrongType(name, "an integer");
+  return std::optional<int64_t>(v->GetInt64());
+}
+
+Result<const rapidjson::Value*> OptArray(const rapidjson::Value& obj, const char* name) {
+  const rapidjson::Value* v = Field(obj, name);
+  if (v && !v->IsArray()) return WrongType(name, "a list");
+  return v;
+}
+
+Result<const rapidjson::Value*> OptObject(const rapidjson::Value& obj, const char* name) {
+  const rapidjson::Value* v = Field(obj, name);
+  if (v && !v->IsObject()) return WrongType(name, "a structure");
+  return v;
+}
+
+void Constraints::NotNull(const char* path, bool present) {
+  if (!present) {
+    errors_.push_back(std::string("Value null at '") + path +
+                      "' failed to satisfy constraint: Member must not be null");
+  }
+}
+
+void Constraints::Length(const std::string& path, const std::optional<std::string>& v, size_t min,
+                         size_t max) {
+  if (!v) return;
+  if (v->size() < min) {
+    errors_.push_back("Value " + Quote(*v) + " at '" + path +
+                      "' failed to satisfy constraint: Member must have length greater than or "
+                      "equal to " +
+                      std::to_string(min));
+  } else if (v->size() > max) {
+    errors_.push_back("Value " + Quote(*v) + " at '" + path +
+                      "' failed to satisfy constraint: Member must have length less than or "
+                      "equal to " +
+                      std::to_string(max));
+  }
+}
+
+void Constraints::TableName(const std::string& path, const std::optional<std::string>& v,
+                            size_t min) {
+  if (!v) return;
+  size_t before = errors_.size();
+  Length(path, v, min, 255);
+  bool pattern_ok = true;
+  for (char c : *v) pattern_ok = pattern_ok && IsTableNameChar(c);
+  if (!pattern_ok && errors_.size() == before) {
+    errors_.push_back("Value " + Quote(*v) + " at '" + path +
+                      "' failed to satisfy constraint: Member must satisfy regular expression "
+                      "pattern: [a-zA-Z0-9_.-]+");
+  }
+}
+
+void Constraints::Enum(const std::string& path, const std::optional<std::string>& v,
+                       std::initializer_list<const char*> allowed) {
+  if (!v) return;
+  std::string list;
+  for (const char* a : allowed) {
+    if (*v == a) return;
+    if (!list.empty()) list += ", ";
+    list += a;
+  }
+  errors_.push_back("Value " + Quote(*v) + " at '" + path +
+                    "' failed to satisfy constraint: Member must satisfy enum value set: [" + list +
+                    "]");
+}
+
+void Constraints::Min(const std::string& path, std::optional<int64_t> v, int64_t min) {
+  if (v && *v < min) {
+    errors_.push_back("Value '" + std::to_string(*v) + "' at '" + path +
+                      "' failed to satisfy constraint: Member must have value greater than or "
+                      "equal to " +
+                      std::to_string(min));
+  }
+}
+
+void Constraints::Max(const std::string& path, std::optional<int64_t> v, int64_t max) {
+  if (v && *v > max) {
+    errors_.push_back("Value '" + std::to_string(*v) + "' at '" + path +
+                      "' failed to satisfy constraint: Member must have value less than or "
+                      "equal to " +
+                      std::to_string(max));
+  }
+}
+
+Error Constraints::ToError() const {
+  std::string msg = std::to_string(errors_.size()) +
+                    (errors_.size() == 1 ? " validation error detected: "
+                                         : " validation errors detected: ");
+  for (size_t i = 0; i < errors_.size(); ++i) {
+    if (i) msg += "; ";
+    msg += errors_[i];
+  }
+  return Error::Validation(std::move(msg));
+}
+
+}  // namespace ttlstore::api

@@ -1,0 +1,54 @@
+// One error type for the whole server: a code, a message, and (for a few codes) extra payload.
+// Errors are values: functions return Result<T> and nothing is thrown on the request path.
+// The mapping from ErrorCode to the DynamoDB `__type` and HTTP status lives in api/, so that
+// lower layers never spell an exception name.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace ttlstore {
+
+enum class ErrorCode {
+  // The request is malformed or breaks a limit; the message says which. HTTP 400.
+  kValidation,
+  // The body is not valid JSON or a field has the wrong JSON type. HTTP 400.
+  kSerialization,
+  // X-Amz-Target names no operation we serve. HTTP 400.
+  kUnknownOperation,
+  // The named table (or resource ARN) does not exist. HTTP 400.
+  kResourceNotFound,
+  // The table exists already, or is in a state that forbids the call. HTTP 400.
+  kResourceInUse,
+  // A ConditionExpression evaluated to false. HTTP 400.
+  kConditionalCheckFailed,
+  // Too many tables or tags. HTTP 400.
+  kLimitExceeded,
+  // The request body is larger than the server accepts. HTTP 413.
+  kRequestTooLarge,
+  // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.
+  kInternal,
+};
+
+class Error {
+ public:
+  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Error Validation(std::string m) { return {ErrorCode::kValidation, std::move(m)}; }
+  static Error Serialization(std::string m) { return {ErrorCode::kSerialization, std::move(m)}; }
+  static Error ResourceNotFound(std::string m) {
+    return {ErrorCode::kResourceNotFound, std::move(m)};
+  }
+  static Error ResourceInUse(std::string m) { return {ErrorCode::kResourceInUse, std::move(m)}; }
+  static Error LimitExceeded(std::string m) { return {ErrorCode::kLimitExceeded, std::move(m)}; }
+  static Error Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
+
+  ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+};
+
+}  // namespace ttlstore

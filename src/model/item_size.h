@@ -1,0 +1,22 @@
+// DynamoDB's item-size rule, which drives the 400 KB item limit and consumed capacity.
+// From the DynamoDB developer guide ("Item sizes and formats"):
+//   - each attribute counts its name's UTF-8 length plus its value's size;
+//   - S and B: their length in bytes; N: 1 byte plus 1 byte per two significant digits;
+//   - BOOL and NULL: 1 byte;
+//   - L and M: 3 bytes, plus each element's size, plus 1 byte per element;
+//   - sets: the sum of their members' sizes (numbers sized as N above).
+#pragma once
+
+#include <cstddef>
+
+#include "model/attribute_value.h"
+
+namespace ttlstore::model {
+
+// Maximum item size, 400 KB (DynamoDB service quota, not adjustable).
+inline constexpr size_t kMaxItemBytes = 400 * 1024;
+
+size_t ValueSize(const AttributeValue& value);
+size_t ItemSize(const Item& item);
+
+}  // namespace ttlstore::model

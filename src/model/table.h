@@ -1,0 +1,52 @@
+// TableDescriptor: everything the server knows about one table, independent of the wire format.
+// The catalog (storage/catalog.h) persists it; api/ renders it as a DynamoDB TableDescription.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/attribute_value.h"
+
+namespace ttlstore::model {
+
+// One key attribute: its name and scalar type (kS, kN or kB).
+struct KeyElement {
+  std::string name;
+  ValueType type = ValueType::kS;
+};
+
+struct KeySchema {
+  KeyElement hash;
+  std::optional<KeyElement> range;
+};
+
+enum class BillingMode : uint8_t { kProvisioned = 0, kPayPerRequest = 1 };  // persisted
+
+struct Tag {
+  std::string key;
+  std::string value;
+};
+
+struct TableDescriptor {
+  // Internal id, unique for the life of the data dir; prefixes every key of the table's items.
+  uint32_t id = 0;
+  std::string name;
+  // Random UUID reported as TableId (distinguishes a re-created table of the same name).
+  std::string uuid;
+  KeySchema key;
+  // AttributeDefinitions as given (only key attributes are allowed by the reference).
+  std::vector<KeyElement> attribute_definitions;
+  BillingMode billing_mode = BillingMode::kProvisioned;
+  int64_t read_capacity = 0;   // ProvisionedThroughput; 0 under PAY_PER_REQUEST
+  int64_t write_capacity = 0;
+  // Creation time, milliseconds since the epoch.
+  int64_t creation_time_ms = 0;
+  bool deletion_protection = false;
+  std::string table_class = "STANDARD";
+  std::vector<Tag> tags;
+};
+
+}  // namespace ttlstore::model

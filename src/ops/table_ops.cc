@@ -1,0 +1,149 @@
+#include "ops/table_ops.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <random>
+
+namespace ttlstore::ops {
+namespace {
+
+std::string NewUuid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t a = rng(), b = rng();
+  // RFC 4122 version 4: set the version and variant bits.
+  a = (a & 0xffffffffffff0fffull) | 0x0000000000004000ull;
+  b = (b & 0x3fffffffffffffffull) | 0x8000000000000000ull;
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return buf;
+}
+
+}  // namespace
+
+Error TableNotFound() { return Error::ResourceNotFound("Requested resource not found"); }
+
+Status TableCatalog::Load() {
+  auto tables = store_.LoadTables();
+  if (!tables) return std::move(tables).error();
+  std::unique_lock lock(mu_);
+  for (auto& t : *tables) {
+    std::string name = t.name;
+    tables_[name] = std::make_shared<const model::TableDescriptor>(std::move(t));
+  }
+  return Status::Ok();
+}
+
+Result<TablePtr> TableCatalog::Get(const std::string& name) const {
+  TablePtr t = Find(name);
+  if (!t) return TableNotFound();
+  return t;
+}
+
+TablePtr TableCatalog::Find(const std::string& name) const {
+  std::shared_lock lock(mu_);
+  auto it = tables_.find(name);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
+  std::unique_lock lock(mu_);
+  if (tables_.count(spec.name)) {
+    return Error::ResourceInUse("Table already exists: " + spec.name);
+  }
+  auto id = store_.AllocateTableId();
+  if (!id) return std::move(id).error();
+  spec.id = *id;
+  spec.uuid = NewUuid();
+  spec.creation_time_ms = clock_.NowMs();
+  storage::WriteBatch batch(store_);
+  batch.PutTable(spec);
+  if (Status s = store_.Write(batch); !s) return std::move(s).error();
+  auto table = std::make_shared<const model::TableDescriptor>(std::move(spec));
+  tables_[table->name] = table;
+  return TablePtr(table);
+}
+
+Result<TablePtr> TableCatalog::Delete(const std::string& name) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
+  }
+  TablePtr table = it->second;
+  if (table->deletion_protection) {
+    return Error::Validation("Resource cannot be deleted as it is currently protected against "
+                             "deletion. Disable deletion protection first.");
+  }
+  storage::WriteBatch batch(store_);
+  batch.DropTable(*table);
+  if (Status s = store_.Write(batch); !s) return std::move(s).error();
+  tables_.erase(it);
+  return table;
+}
+
+ListTablesResult TableCatalog::List(const std::optional<std::string>& exclusive_start,
+                                    size_t limit) const {
+  std::vector<std::string> names;
+  {
+    std::shared_lock lock(mu_);
+    names.reserve(tables_.size());
+    for (const auto& [name, t] : tables_) {
+      if (!exclusive_start || name > *exclusive_start) names.push_back(name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  ListTablesResult result;
+  if (names.size() > limit) {
+    names.resize(limit);
+    result.last_evaluated = names.back();
+  }
+  result.names = std::move(names);
+  return result;
+}
+
+Status TableCatalog::Replace(model::TableDescriptor updated) {
+  storage::WriteBatch batch(store_);
+  batch.PutTable(updated);
+  if (Status s = store_.Write(batch); !s) return s;
+  std::string name = updated.name;
+  tables_[name] = std::make_shared<const model::TableDescriptor>(std::move(updated));
+  return Status::Ok();
+}
+
+Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>& tags) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return TableNotFound();
+  model::TableDescriptor updated = *it->second;
+  for (const auto& tag : tags) {
+    auto existing = std::find_if(updated.tags.begin(), updated.tags.end(),
+                                 [&](const model::Tag& t) { return t.key == tag.key; });
+    if (existing != updated.tags.end()) {
+      existing->value = tag.value;
+    } else {
+      updated.tags.push_back(tag);
+    }
+  }
+  if (updated.tags.size() > kMaxTagsPerResource) {
+    return Error::LimitExceeded("The number of tags exceeds the limit of " +
+                                std::to_string(kMaxTagsPerResource) + ".");
+  }
+  return Replace(std::move(updated));
+}
+
+Status TableCatalog::Untag(const std::string& name, const std::vector<std::string>& keys) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return TableNotFound();
+  model::TableDescriptor updated = *it->second;
+  std::erase_if(updated.tags, [&](const model::Tag& t) {
+    return std::find(keys.begin(), keys.end(), t.key) != keys.end();
+  });
+  return Replace(std::move(updated));
+}
+
+}  // namespace ttlstore::ops

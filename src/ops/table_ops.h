@@ -1,0 +1,76 @@
+// TableCatalog: the set of tables, held in memory and persisted through storage::Store, and
+// the control-plane operations on it (CreateTable, DeleteTable, DescribeTable, ListTables,
+// tagging). Requests arrive already checked for shape by api/; the rules checked here are the
+// ones that need the catalog (does the table exist, is the name taken).
+//
+// Thread-safety: all methods may run concurrently. Lookups take a shared lock and return an
+// immutable snapshot (shared_ptr<const TableDescriptor>), so a data-plane request keeps a
+// consistent view of its table even if the table is deleted meanwhile.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "model/table.h"
+#include "storage/store.h"
+
+namespace ttlstore::ops {
+
+using TablePtr = std::shared_ptr<const model::TableDescriptor>;
+
+// Maximum tags per resource (DynamoDB quota).
+inline constexpr size_t kMaxTagsPerResource = 50;
+
+struct ListTablesResult {
+  std::vector<std::string> names;
+  std::optional<std::string> last_evaluated;
+};
+
+class TableCatalog {
+ public:
+  TableCatalog(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
+
+  // Reads every table from the store. Call once before serving.
+  Status Load();
+
+  // The table, or ResourceNotFoundException "Requested resource not found".
+  Result<TablePtr> Get(const std::string& name) const;
+  // The table, or nullptr.
+  TablePtr Find(const std::string& name) const;
+
+  // Creates a table from `spec` (name, key schema, definitions, billing, tags); fills id, uuid
+  // and creation time. ResourceInUseException if the name is taken.
+  Result<TablePtr> Create(model::TableDescriptor spec);
+  // Deletes the table and all its items. Returns the descriptor as it was.
+  Result<TablePtr> Delete(const std::string& name);
+  // Names in byte order, starting after `exclusive_start`, at most `limit`.
+  ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit) const;
+
+  // Adds or replaces tags by key; LimitExceededException past kMaxTagsPerResource.
+  Status Tag(const std::string& name, const std::vector<model::Tag>& tags);
+  Status Untag(const std::string& name, const std::vector<std::string>& keys);
+
+  Result<storage::TableStats> Stats(const model::TableDescriptor& table) const {
+    return store_.GetStats(table.id);
+  }
+
+ private:
+  // Writes `updated` to the store and swaps it in. REQUIRES: mu_ held exclusively.
+  Status Replace(model::TableDescriptor updated);
+
+  storage::Store& store_;
+  const Clock& clock_;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, TablePtr> tables_;  // GUARDED_BY(mu_)
+};
+
+// DynamoDB's message for a data-plane call on a table that does not exist.
+Error TableNotFound();
+
+}  // namespace ttlstore::ops

@@ -1,0 +1,53 @@
+// HttpServer: HTTP/1.1 with keep-alive on Boost.Beast, N threads on one io_context, one session
+// per connection. It routes
+//   POST /         with X-Amz-Target  -> api::Dispatch (the DynamoDB JSON protocol)
+//   GET  /health                      -> 200 {"status":"ok"}
+//   GET  /metrics                     -> Prometheus text
+// and shuts down cleanly: Stop() closes the listener, lets in-flight requests finish and write
+// their responses, closes idle connections, and Run() returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "api/dispatch.h"
+#include "common/result.h"
+#include "server/metrics.h"
+
+namespace ttlstore::server {
+
+struct ServerOptions {
+  // Address to listen on. Default: loopback only.
+  std::string host = "127.0.0.1";
+  // TCP port; 0 picks a free one (see HttpServer::port()).
+  uint16_t port = 8000;
+  // Threads serving connections. Default: one per core.
+  int threads = 0;
+  // Largest request body accepted (DynamoDB's limit is 16 MB); larger bodies get HTTP 413.
+  size_t max_body_bytes = 16u << 20;
+  // A keep-alive connection with no request for this long is closed.
+  int idle_timeout_seconds = 300;
+};
+
+class HttpServer {
+ public:
+  HttpServer(ServerOptions options, const api::Services& services, Metrics& metrics);
+  ~HttpServer();
+
+  // Binds and listens. Errors: address in use, bad host.
+  Status Listen();
+  // The bound port (after Listen).
+  uint16_t port() const;
+  // Serves until SIGINT/SIGTERM or Stop(); returns once every connection has closed.
+  void Run();
+  // Thread-safe; may be called from any thread or a signal handler's executor.
+  void Stop();
+
+  class Impl;  // Beast details, in http_server.cc
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ttlstore::server

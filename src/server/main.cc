@@ -1,0 +1,106 @@
+// ttlstore: the command line. `ttlstore serve` opens the data dir and serves the DynamoDB API.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
+#include "api/dispatch.h"
+#include "common/clock.h"
+#include "ops/item_ops.h"
+#include "ops/table_ops.h"
+#include "server/http_server.h"
+#include "server/metrics.h"
+#include "storage/store.h"
+
+namespace {
+
+struct ServeFlags {
+  ttlstore::server::ServerOptions server;
+  std::string data_dir = "./ttlstore-data";
+  bool sync = false;
+  size_t block_cache_mb = 64;
+  std::string log_level = "info";
+};
+
+int Serve(const ServeFlags& flags) {
+  using namespace ttlstore;
+  auto level = spdlog::level::from_str(flags.log_level);
+  spdlog::set_level(level);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ level=%l %v", spdlog::pattern_time_type::utc);
+
+  std::error_code ec;
+  std::filesystem::create_directories(flags.data_dir, ec);
+  if (ec) {
+    spdlog::error("event=startup_failed message=\"cannot create data dir {}: {}\"", flags.data_dir,
+                  ec.message());
+    return 1;
+  }
+  storage::StoreOptions store_options;
+  store_options.path = flags.data_dir;
+  store_options.sync = flags.sync;
+  store_options.block_cache_bytes = flags.block_cache_mb << 20;
+  auto store = storage::Store::Open(store_options);
+  if (!store) {
+    spdlog::error("event=startup_failed message=\"{}\"", store.error().message());
+    return 1;
+  }
+  SystemClock clock;
+  ops::TableCatalog catalog(**store, clock);
+  if (Status s = catalog.Load(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  ops::ItemOps items(**store);
+  api::Services services{catalog, items, clock};
+  server::Metrics metrics;
+  server::HttpServer http(flags.server, services, metrics);
+  if (Status s = http.Listen(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  spdlog::info("event=listening address=http://{}:{} data_dir={} sync={}", flags.server.host,
+               http.port(), flags.data_dir, flags.sync);
+  spdlog::default_logger()->flush();
+  http.Run();
+  spdlog::info("event=stopped");
+  return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ttlstore: a self-hosted table store speaking the DynamoDB API, with item TTL and "
+      "versioned cells."};
+  app.require_subcommand(1);
+  ServeFlags flags;
+  CLI::App* serve = app.add_subcommand("serve", "Serve the DynamoDB HTTP/JSON API.");
+  serve->add_option("--host", flags.server.host,
+                    "Address to listen on (default: 127.0.0.1, loopback only)");
+  serve->add_option("--port", flags.server.port,
+                    "TCP port (default: 8000; 0 picks a free port, printed in the log)");
+  serve->add_option("--data-dir", flags.data_dir,
+                    "Folder for the RocksDB data; created if missing (default: ./ttlstore-data)");
+  serve->add_flag("--sync", flags.sync,
+                  "fsync the write-ahead log before acknowledging each write (survives power "
+                  "loss; slower). Without it, writes survive a process crash.");
+  serve->add_option("--threads", flags.server.threads,
+                    "Threads serving connections (default: 0 = one per core)");
+  serve->add_option("--block-cache-mb", flags.block_cache_mb,
+                    "RocksDB block cache size in MiB (default: 64)");
+  serve->add_option("--log-level", flags.log_level,
+                    "trace, debug, info, warn, error or off (default: info)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and a hint to stderr
+    return 2;
+  }
+  if (serve->parsed()) return Serve(flags);
+  return 2;
+}

@@ -1,0 +1,39 @@
+// Metrics: request counters and latency histograms, rendered in the Prometheus text format at
+// GET /metrics. Cheap to record from any thread (one short lock per request).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace ttlstore::server {
+
+class Metrics {
+ public:
+  // Records one finished request. `operation` is the DynamoDB action ("" if unknown);
+  // `outcome` is "ok" or the error's short type.
+  void RecordRequest(const std::string& operation, const std::string& outcome,
+                     double seconds);
+
+  // Prometheus exposition text.
+  std::string Render() const;
+
+ private:
+  // Upper bounds of the latency buckets, in seconds (+Inf is implicit).
+  static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                      0.01,   0.025,   0.05,   0.1,   0.5,    1.0};
+  struct Histogram {
+    std::array<uint64_t, kBuckets.size()> counts{};  // non-cumulative
+    uint64_t count = 0;
+    double sum = 0;
+  };
+
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, uint64_t> requests_;  // GUARDED_BY(mu_)
+  std::map<std::string, Histogram> latency_;                          // GUARDED_BY(mu_)
+};
+
+}  // namespace ttlstore::server

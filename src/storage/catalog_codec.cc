@@ -1,0 +1,113 @@
+#include "storage/catalog_codec.h"
+
+#include "common/coding.h"
+
+namespace ttlstore::storage {
+namespace {
+
+// Field tags; persisted.
+enum Tag : uint64_t {
+  kId = 1,
+  kName = 2,
+  kUuid = 3,
+  kHashKey = 4,         // key element
+  kRangeKey = 5,        // key element
+  kAttributeDef = 6,    // key element, repeated
+  kBillingMode = 7,     // varint
+  kReadCapacity = 8,    // varint
+  kWriteCapacity = 9,   // varint
+  kCreationTimeMs = 10, // varint
+  kDeletionProtection = 11,
+  kTableClass = 12,
+  kTag = 13,            // (key, value), repeated
+};
+
+void PutField(std::string* out, Tag tag, std::string_view payload) {
+  PutVarint64(out, tag);
+  PutLengthPrefixed(out, payload);
+}
+
+void PutVarintField(std::string* out, Tag tag, uint64_t v) {
+  std::string p;
+  PutVarint64(&p, v);
+  PutField(out, tag, p);
+}
+
+std::string EncodeElement(const model::KeyElement& e) {
+  std::string p;
+  p.push_back(static_cast<char>(e.type));
+  p += e.name;
+  return p;
+}
+
+bool DecodeElement(std::string_view p, model::KeyElement* e) {
+  if (p.empty()) return false;
+  e->type = static_cast<model::ValueType>(p.front());
+  e->name.assign(p.substr(1));
+  return true;
+}
+
+bool GetVarintPayload(std::string_view p, uint64_t* v) { return GetVarint64(&p, v) && p.empty(); }
+
+}  // namespace
+
+std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
+  std::string out;
+  PutVarintField(&out, kId, t.id);
+  PutField(&out, kName, t.name);
+  PutField(&out, kUuid, t.uuid);
+  PutField(&out, kHashKey, EncodeElement(t.key.hash));
+  if (t.key.range) PutField(&out, kRangeKey, EncodeElement(*t.key.range));
+  for (const auto& d : t.attribute_definitions) PutField(&out, kAttributeDef, EncodeElement(d));
+  PutVarintField(&out, kBillingMode, static_cast<uint64_t>(t.billing_mode));
+  PutVarintField(&out, kReadCapacity, static_cast<uint64_t>(t.read_capacity));
+  PutVarintField(&out, kWriteCapacity, static_cast<uint64_t>(t.write_capacity));
+  PutVarintField(&out, kCreationTimeMs, static_cast<uint64_t>(t.creation_time_ms));
+  PutVarintField(&out, kDeletionProtection, t.deletion_protection ? 1 : 0);
+  PutField(&out, kTableClass, t.table_class);
+  for (const auto& tag : t.tags) {
+    std::string p;
+    PutLengthPrefixed(&p, tag.key);
+    PutLengthPrefixed(&p, tag.value);
+    PutField(&out, kTag, p);
+  }
+  return out;
+}
+
+std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in) {
+  model::TableDescriptor t;
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return std::nullopt;
+    bool ok = true;
+    switch (tag) {
+      case kId: ok = GetVarintPayload(p, &v); t.id = static_cast<uint32_t>(v); break;
+      case kName: t.name.assign(p); break;
+      case kUuid: t.uuid.assign(p); break;
+      case kHashKey: ok = DecodeElement(p, &t.key.hash); break;
+      case kRangeKey: ok = DecodeElement(p, &t.key.range.emplace()); break;
+      case kAttributeDef: ok = DecodeElement(p, &t.attribute_definitions.emplace_back()); break;
+      case kBillingMode:
+        ok = GetVarintPayload(p, &v);
+        t.billing_mode = static_cast<model::BillingMode>(v);
+        break;
+      case kReadCapacity: ok = GetVarintPayload(p, &v); t.read_capacity = int64_t(v); break;
+      case kWriteCapacity: ok = GetVarintPayload(p, &v); t.write_capacity = int64_t(v); break;
+      case kCreationTimeMs: ok = GetVarintPayload(p, &v); t.creation_time_ms = int64_t(v); break;
+      case kDeletionProtection: ok = GetVarintPayload(p, &v); t.deletion_protection = v; break;
+      case kTableClass: t.table_class.assign(p); break;
+      case kTag: {
+        std::string_view k, val;
+        ok = GetLengthPrefixed(&p, &k) && GetLengthPrefixed(&p, &val);
+        t.tags.push_back({std::string(k), std::string(val)});
+        break;
+      }
+      default: break;  // a field from a newer version: skip
+    }
+    if (!ok) return std::nullopt;
+  }
+  return t;
+}
+
+}  // namespace ttlstore::storage

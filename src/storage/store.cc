@@ -1,0 +1,191 @@
+#include "storage/store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <mutex>
+
+#include "common/coding.h"
+#include "storage/catalog_codec.h"
+#include "storage/key_codec.h"
+
+namespace ttlstore::storage {
+namespace {
+
+constexpr char kNextTableIdKey[] = "next_table_id";
+
+// Stats values are two big-endian int64 (item count, bytes); merging adds them.
+std::string EncodeStats(int64_t items, int64_t bytes) {
+  std::string v;
+  PutFixed64BE(&v, static_cast<uint64_t>(items));
+  PutFixed64BE(&v, static_cast<uint64_t>(bytes));
+  return v;
+}
+
+bool DecodeStats(std::string_view v, TableStats* s) {
+  uint64_t a, b;
+  if (!GetFixed64BE(&v, &a) || !GetFixed64BE(&v, &b)) return false;
+  s->item_count = static_cast<int64_t>(a);
+  s->size_bytes = static_cast<int64_t>(b);
+  return true;
+}
+
+class StatsAddOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    TableStats a, b;
+    if (existing && !DecodeStats(std::string_view(existing->data(), existing->size()), &a)) {
+      return false;
+    }
+    if (!DecodeStats(std::string_view(value.data(), value.size()), &b)) return false;
+    *new_value = EncodeStats(a.item_count + b.item_count, a.size_bytes + b.size_bytes);
+    return true;
+  }
+  const char* Name() const override { return "ttlstore.StatsAdd"; }
+};
+
+rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+WriteBatch::WriteBatch(const Store& store)
+    : store_(store), batch_(std::make_unique<rocksdb::WriteBatch>()) {}
+WriteBatch::~WriteBatch() = default;
+
+void WriteBatch::PutItem(std::string_view key, std::string_view encoded_item) {
+  batch_->Put(store_.items_, ToSlice(key), ToSlice(encoded_item));
+}
+
+void WriteBatch::DeleteItem(std::string_view key) { batch_->Delete(store_.items_, ToSlice(key)); }
+
+void WriteBatch::AddStats(uint32_t table_id, int64_t items, int64_t bytes) {
+  if (items == 0 && bytes == 0) return;
+  batch_->Merge(store_.stats_, TablePrefix(table_id), EncodeStats(items, bytes));
+}
+
+void WriteBatch::PutTable(const model::TableDescriptor& table) {
+  batch_->Put(store_.catalog_, table.name, EncodeTableDescriptor(table));
+}
+
+void WriteBatch::DropTable(const model::TableDescriptor& table) {
+  std::string begin = TablePrefix(table.id);
+  batch_->DeleteRange(store_.items_, begin, PrefixSuccessor(begin));
+  batch_->Delete(store_.stats_, begin);
+  batch_->Delete(store_.catalog_, table.name);
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  std::unique_ptr<Store> store(new Store());
+  store->options_ = options;
+
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  db_options.max_background_jobs = 2;
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.cache_index_and_filter_blocks = true;
+  rocksdb::ColumnFamilyOptions cf_options(db_options);
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  cf_options.level_compaction_dynamic_level_bytes = true;
+
+  rocksdb::ColumnFamilyOptions stats_options = cf_options;
+  stats_options.merge_operator = std::make_shared<StatsAddOperator>();
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, cf_options},
+      {"catalog", cf_options},
+      {"items", cf_options},
+      {"stats", stats_options},
+  };
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::Open(rocksdb::DBOptions(db_options), options.path, families, &store->handles_, &db);
+  if (!s.ok()) return Error::Internal("cannot open data dir " + options.path + ": " + s.ToString());
+  store->db_.reset(db);
+  store->meta_ = store->handles_[0];
+  store->catalog_ = store->handles_[1];
+  store->items_ = store->handles_[2];
+  store->stats_ = store->handles_[3];
+  return store;
+}
+
+Store::~Store() {
+  if (!db_) return;
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  db_->Close().PermitUncheckedError();
+}
+
+Status Store::Convert(const void* status, const char* what) const {
+  const auto& s = *static_cast<const rocksdb::Status*>(status);
+  if (s.ok()) return Status::Ok();
+  return Error::Internal(std::string(what) + ": " + s.ToString());
+}
+
+Status Store::Write(WriteBatch& batch) {
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync;
+  rocksdb::Status s = db_->Write(wo, batch.batch_.get());
+  return Convert(&s, "write failed");
+}
+
+Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_, ToSlice(key), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return Convert(&s, "read failed").error();
+  return std::optional<std::string>(value.ToString());
+}
+
+Result<std::vector<model::TableDescriptor>> Store::LoadTables() const {
+  std::vector<model::TableDescriptor> tables;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    auto t = DecodeTableDescriptor(std::string_view(it->value().data(), it->value().size()));
+    if (!t) return Error::Internal("corrupt catalog entry for table " + it->key().ToString());
+    tables.push_back(std::move(*t));
+  }
+  rocksdb::Status s = it->status();
+  if (!s.ok()) return Convert(&s, "catalog scan failed").error();
+  return tables;
+}
+
+Result<uint32_t> Store::AllocateTableId() {
+  std::lock_guard<std::mutex> lock(table_id_mu_);
+  std::string value;
+  uint32_t next = 1;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), meta_, kNextTableIdKey, &value);
+  if (s.ok()) {
+    std::string_view v = value;
+    if (!GetFixed32BE(&v, &next)) return Error::Internal("corrupt next_table_id");
+  } else if (!s.IsNotFound()) {
+    return Convert(&s, "read failed").error();
+  }
+  std::string encoded;
+  PutFixed32BE(&encoded, next + 1);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync;
+  s = db_->Put(wo, meta_, kNextTableIdKey, encoded);
+  if (!s.ok()) return Convert(&s, "write failed").error();
+  return next;
+}
+
+Result<TableStats> Store::GetStats(uint32_t table_id) const {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), stats_, TablePrefix(table_id), &value);
+  TableStats stats;
+  if (s.IsNotFound()) return stats;
+  if (!s.ok()) return Convert(&s, "read failed").error();
+  if (!DecodeStats(value, &stats)) return Error::Internal("corrupt stats");
+  return stats;
+}
+
+}  // namespace ttlstore::storage

@@ -1,0 +1,107 @@
+// Store: the server's only handle on RocksDB. It owns the column families, turns
+// rocksdb::Status into our Error at this boundary, and offers atomic WriteBatches that later
+// features (expiry index, secondary indexes, stream records) join, so that an item and all its
+// companions are committed together or not at all.
+//
+// Column families (byte layouts in docs/formats.md):
+//   default  meta records (the next table id)
+//   catalog  table name -> TableDescriptor
+//   items    item key (storage/key_codec.h) -> encoded item (storage/item_codec.h)
+//   stats    table id -> (item count, size in bytes), maintained by a merge operator in the
+//            same batch as each item write, so counts survive crashes without a rescan.
+//
+// Thread-safety: every method may be called from any thread at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "model/table.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace ttlstore::storage {
+
+struct StoreOptions {
+  // Folder holding the RocksDB files. Created if missing.
+  std::string path;
+  // false: every write reaches the write-ahead log (the OS page cache) before it is acknowledged,
+  //        so a killed process loses nothing; a power loss may lose the last writes.
+  // true:  the WAL is also fsynced before acknowledging (survives power loss; slower).
+  bool sync = false;
+  // LRU block cache shared by all families. Default: 64 MiB.
+  size_t block_cache_bytes = 64u << 20;
+};
+
+struct TableStats {
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
+};
+
+class Store;
+
+// One atomic write. Build it, then Store::Write it.
+class WriteBatch {
+ public:
+  explicit WriteBatch(const Store& store);
+  ~WriteBatch();
+  WriteBatch(const WriteBatch&) = delete;
+  WriteBatch& operator=(const WriteBatch&) = delete;
+
+  void PutItem(std::string_view key, std::string_view encoded_item);
+  void DeleteItem(std::string_view key);
+  // Adds deltas to the table's item count and size.
+  void AddStats(uint32_t table_id, int64_t items, int64_t bytes);
+  void PutTable(const model::TableDescriptor& table);
+  // Removes the table's catalog entry, every item and its stats.
+  void DropTable(const model::TableDescriptor& table);
+
+ private:
+  friend class Store;
+  const Store& store_;
+  std::unique_ptr<rocksdb::WriteBatch> batch_;
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the database at options.path.
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  // Flushes nothing extra: the WAL already holds every acknowledged write. Closes RocksDB.
+  ~Store();
+
+  Status Write(WriteBatch& batch);
+
+  // Returns the encoded item stored under `key`, or nullopt.
+  Result<std::optional<std::string>> GetItem(std::string_view key) const;
+
+  Result<std::vector<model::TableDescriptor>> LoadTables() const;
+  // Allocates a table id never used before in this data dir (persisted at once).
+  Result<uint32_t> AllocateTableId();
+  Result<TableStats> GetStats(uint32_t table_id) const;
+
+ private:
+  friend class WriteBatch;
+  Store() = default;
+  Status Convert(const void* rocksdb_status, const char* what) const;
+
+  StoreOptions options_;
+  std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
+  std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+  rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
+  rocksdb::ColumnFamilyHandle* items_ = nullptr;
+  rocksdb::ColumnFamilyHandle* stats_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
+}  // namespace ttlstore::storage
