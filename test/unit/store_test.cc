@@ -1,0 +1,137 @@
+#include "storage/store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "storage/item_codec.h"
+#include "storage/key_codec.h"
+
+namespace ttlstore::storage {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ttlstore_store_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    Reopen();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Reopen() {
+    store_.reset();
+    StoreOptions options;
+    options.path = dir_.string();
+    auto s = Store::Open(options);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    store_ = std::move(*s);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Store> store_;
+};
+
+model::TableDescriptor Table(uint32_t id, const char* name) {
+  model::TableDescriptor t;
+  t.id = id;
+  t.name = name;
+  t.key.hash = {"pk", model::ValueType::kS};
+  return t;
+}
+
+TEST_F(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
+  std::string key = ItemKey(1, model::AttributeValue::String("a"), nullptr);
+  WriteBatch batch(*store_);
+  batch.PutItem(key, "value");
+  batch.AddStats(1, 1, 100);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  WriteBatch second(*store_);
+  second.AddStats(1, 2, -30);
+  ASSERT_TRUE(store_->Write(second).ok());
+  Reopen();
+  auto got = store_->GetItem(key);
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ(**got, "value");
+  auto stats = store_->GetStats(1);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->item_count, 3);
+  EXPECT_EQ(stats->size_bytes, 70);
+}
+
+TEST_F(StoreTest, DropTableRemovesOnlyThatTablesItems) {
+  model::TableDescriptor a = Table(1, "a"), b = Table(2, "b");
+  WriteBatch batch(*store_);
+  batch.PutTable(a);
+  batch.PutTable(b);
+  std::string ka = ItemKey(1, model::AttributeValue::String("x"), nullptr);
+  std::string kb = ItemKey(2, model::AttributeValue::String("x"), nullptr);
+  batch.PutItem(ka, "1");
+  batch.PutItem(kb, "2");
+  batch.AddStats(1, 1, 1);
+  ASSERT_TRUE(store_->Write(batch).ok());
+
+  WriteBatch drop(*store_);
+  drop.DropTable(a);
+  ASSERT_TRUE(store_->Write(drop).ok());
+  EXPECT_FALSE(store_->GetItem(ka)->has_value());
+  EXPECT_TRUE(store_->GetItem(kb)->has_value());
+  EXPECT_EQ(store_->GetStats(1)->item_count, 0);
+  auto tables = store_->LoadTables();
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ((*tables)[0].name, "b");
+}
+
+TEST_F(StoreTest, TableIdsAreNeverReused) {
+  auto first = store_->AllocateTableId();
+  auto second = store_->AllocateTableId();
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_NE(*first, *second);
+  Reopen();
+  auto third = store_->AllocateTableId();
+  ASSERT_TRUE(third.ok());
+  EXPECT_GT(*third, *second);
+}
+
+TEST_F(StoreTest, CatalogKeepsEveryDescriptorField) {
+  model::TableDescriptor t = Table(9, "full");
+  t.uuid = "u-1";
+  t.key.range = model::KeyElement{"sk", model::ValueType::kN};
+  t.attribute_definitions = {{"pk", model::ValueType::kS}, {"sk", model::ValueType::kN}};
+  t.billing_mode = model::BillingMode::kPayPerRequest;
+  t.read_capacity = 5;
+  t.write_capacity = 6;
+  t.creation_time_ms = 1700000000123;
+  t.deletion_protection = true;
+  t.tags = {{"k", "v"}, {"empty", ""}};
+  WriteBatch batch(*store_);
+  batch.PutTable(t);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  Reopen();
+  auto tables = store_->LoadTables();
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 1u);
+  const auto& got = (*tables)[0];
+  EXPECT_EQ(got.id, 9u);
+  EXPECT_EQ(got.uuid, "u-1");
+  ASSERT_TRUE(got.key.range.has_value());
+  EXPECT_EQ(got.key.range->name, "sk");
+  EXPECT_EQ(got.key.range->type, model::ValueType::kN);
+  EXPECT_EQ(got.attribute_definitions.size(), 2u);
+  EXPECT_EQ(got.billing_mode, model::BillingMode::kPayPerRequest);
+  EXPECT_EQ(got.read_capacity, 5);
+  EXPECT_EQ(got.write_capacity, 6);
+  EXPECT_EQ(got.creation_time_ms, 1700000000123);
+  EXPECT_TRUE(got.deletion_protection);
+  ASSERT_EQ(got.tags.size(), 2u);
+  EXPECT_EQ(got.tags[1].key, "empty");
+}
+
+}  // namespace
+}  // namespace ttlstore::storage
