@@ -1,7 +1,5 @@
 #include "api/dispatch.h"
 
-#include <rapidjson/error/en.h>
-
 #include <unordered_map>
 
 #include "api/errors.h"
@@ -55,14 +53,11 @@ ApiResponse Dispatch(const Services& services, std::string_view target, std::str
     return FromError(Error(ErrorCode::kUnknownOperation, ""), "");
   }
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseStopWhenDoneFlag>(body.data(), body.size());
+  doc.Parse(body.data(), body.size());
   if (doc.HasParseError() || !doc.IsObject()) {
-    // An empty body is treated as an empty request, as the service does.
-    if (!body.empty() || doc.GetParseError() != rapidjson::kParseErrorDocumentEmpty) {
-      return FromError(Error::Serialization("Start of structure or map found where not expected"),
-                       std::string(operation));
-    }
-    doc.SetObject();
+    // The service answers a body it cannot parse (or an empty one) with a bare
+    // SerializationException: no message.
+    return FromError(Error::Serialization(""), std::string(operation));
   }
   Result<std::string> result = handler(services, doc);
   if (!result) return FromError(result.error(), std::string(operation));

@@ -12,7 +12,8 @@ WireError ToWire(ErrorCode code) {
 #define CORAL "com.amazon.coral.service#"
   switch (code) {
     case ErrorCode::kValidation:
-      return {400, DDB "ValidationException", "ValidationException"};
+      // Constraint checks run in the framework's validator, hence its namespace.
+      return {400, "com.amazon.coral.validate#ValidationException", "ValidationException"};
     case ErrorCode::kSerialization:
       return {400, CORAL "SerializationException", "SerializationException"};
     case ErrorCode::kUnknownOperation:
@@ -25,6 +26,8 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "ConditionalCheckFailedException", "ConditionalCheckFailedException"};
     case ErrorCode::kLimitExceeded:
       return {400, DDB "LimitExceededException", "LimitExceededException"};
+    case ErrorCode::kAccessDenied:
+      return {400, DDB "AccessDeniedException", "AccessDeniedException"};
     case ErrorCode::kRequestTooLarge:
       return {413, DDB "RequestEntityTooLarge", "RequestEntityTooLarge"};
     case ErrorCode::kInternal:
@@ -41,9 +44,13 @@ std::string RenderErrorBody(const Error& error) {
   w.StartObject();
   w.Key("__type");
   w.String(ToWire(error.code()).type);
-  w.Key("message");
-  // Internal details (RocksDB status strings) stay in the log, not on the wire.
-  w.String(error.code() == ErrorCode::kInternal ? "Internal server error" : error.message());
+  // The service omits the message of unparsable-body and unknown-operation errors, and spells
+  // the key "Message" on serialization errors and "message" everywhere else.
+  if (!error.message().empty()) {
+    w.Key(error.code() == ErrorCode::kSerialization ? "Message" : "message");
+    // Internal details (RocksDB status strings) stay in the log, not on the wire.
+    w.String(error.code() == ErrorCode::kInternal ? "Internal server error" : error.message());
+  }
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }

@@ -17,13 +17,14 @@ constexpr auto kReturnValuesEnum = {"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE",
 // issue #3). Rejected rather than silently ignored: ignoring a condition would turn a
 // conditional write into an unconditional one.
 constexpr const char* kNotYetSupported[] = {"ConditionExpression", "Expected",
-                                            "ConditionalOperator", "ExpressionAttributeValues"};
+                                            "ConditionalOperator"};
 
 std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
 
 // The common head of every single-item request.
 struct ItemRequest {
-  ops::TablePtr table;
+  std::string table_name;
+  ops::TablePtr table;  // set by Resolve()
   std::optional<std::string> return_capacity;  // NONE | TOTAL | INDEXES
 };
 
@@ -59,12 +60,20 @@ Result<std::map<std::string, std::string>> DecodeNames(const rapidjson::Value& r
   std::map<std::string, std::string> names;
   ASSIGN_OR_RETURN(json, OptObject(req, "ExpressionAttributeNames"));
   if (!json) return names;
+  if (json->ObjectEmpty()) return Error::Validation("ExpressionAttributeNames must not be empty");
   for (const auto& m : json->GetObject()) {
-    if (!m.value.IsString()) {
-      return Error::Serialization("Unexpected value type in ExpressionAttributeNames");
+    if (!m.value.IsString()) return Error::Serialization("Unexpected field type");
+    std::string key(m.name.GetString(), m.name.GetStringLength());
+    std::string value(m.value.GetString(), m.value.GetStringLength());
+    if (key.size() < 2 || key[0] != '#') {
+      return Error::Validation(
+          "ExpressionAttributeNames contains invalid key: Syntax error; key: \"" + key + "\"");
     }
-    names.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
-                  std::string(m.value.GetString(), m.value.GetStringLength()));
+    if (value.empty()) {
+      return Error::Validation(
+          "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + key);
+    }
+    names.emplace(std::move(key), std::move(value));
   }
   return names;
 }
@@ -82,23 +91,53 @@ Status CheckAllNamesUsed(const std::map<std::string, std::string>& names,
 
 }  // namespace
 
-// Validates the fields shared by PutItem/GetItem/DeleteItem and resolves the table.
-static Result<ItemRequest> ParseHead(const Services& s, const rapidjson::Value& req,
-                                     const char* item_field, const char* item_path,
-                                     Constraints& c) {
+// Validates the fields shared by PutItem/GetItem/DeleteItem. The table is resolved later, by
+// Resolve(): the service checks the request's shape and values before the table's existence.
+static Result<ItemRequest> ParseHead(const rapidjson::Value& req, const char* item_field,
+                                     const char* item_path, Constraints& c) {
   ItemRequest r;
   ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
   ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
   ASSIGN_OR_RETURN(item, OptObject(req, item_field));
+  c.NotNull(item_path, item != nullptr);
   c.NotNull("tableName", name.has_value());
   c.TableName("tableName", name, 1);
-  c.NotNull(item_path, item != nullptr);
   c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
-  r.return_capacity = capacity;
   if (!c.ok()) return c.ToError();
-  ASSIGN_OR_RETURN(table, s.catalog.Get(*name));
-  r.table = std::move(table);
+  r.table_name = std::move(*name);
+  r.return_capacity = capacity;
   return r;
+}
+
+static Status Resolve(const Services& s, ItemRequest& r) {
+  ASSIGN_OR_RETURN(table, s.catalog.Get(r.table_name));
+  r.table = std::move(table);
+  return Status::Ok();
+}
+
+// Checks shared by PutItem and DeleteItem, in the service's order.
+static Status CheckWriteParameters(const rapidjson::Value& req,
+                                   const std::optional<std::string>& return_values) {
+  if (Field(req, "Expected") && Field(req, "ConditionExpression")) {
+    return Error::Validation(
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}");
+  }
+  if (!Field(req, "ConditionExpression")) {
+    if (Field(req, "ExpressionAttributeValues")) {
+      return Error::Validation(
+          "ExpressionAttributeValues can only be specified when using expressions: "
+          "ConditionExpression is null");
+    }
+    if (Field(req, "ExpressionAttributeNames")) {
+      return Error::Validation(
+          "ExpressionAttributeNames can only be specified when using expressions");
+    }
+  }
+  if (return_values && *return_values != "NONE" && *return_values != "ALL_OLD") {
+    return Error::Validation("ReturnValues can only be ALL_OLD or NONE");
+  }
+  return RejectUnsupported(req);
 }
 
 Result<std::string> PutItem(const Services& s, const rapidjson::Value& req) {
@@ -107,20 +146,14 @@ Result<std::string> PutItem(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
   c.Enum("returnValues", return_values, kReturnValuesEnum);
   c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
-  ASSIGN_OR_RETURN(head, ParseHead(s, req, "Item", "item", c));
-  RETURN_IF_ERROR(RejectUnsupported(req));
-  if (Field(req, "ExpressionAttributeNames")) {
-    return Error::Validation(
-        "ExpressionAttributeNames can only be specified when using expressions");
-  }
-  if (return_values && *return_values != "NONE" && *return_values != "ALL_OLD") {
-    return Error::Validation("Return values set to invalid value");
-  }
+  ASSIGN_OR_RETURN(head, ParseHead(req, "Item", "item", c));
+  RETURN_IF_ERROR(CheckWriteParameters(req, return_values));
   ASSIGN_OR_RETURN(item, DecodeItem(*Field(req, "Item")));
-  RETURN_IF_ERROR(ops::ValidateItemKey(*head.table, item));
   if (model::ItemSize(item) > model::kMaxItemBytes) {
     return Error::Validation("Item size has exceeded the maximum allowed size");
   }
+  RETURN_IF_ERROR(Resolve(s, head));
+  RETURN_IF_ERROR(ops::ValidateItemKey(*head.table, item));
   ASSIGN_OR_RETURN(outcome, s.items.Put(*head.table, item));
 
   rapidjson::StringBuffer buf;
@@ -140,7 +173,13 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(projection_text, OptString(req, "ProjectionExpression"));
   ASSIGN_OR_RETURN(consistent, OptBool(req, "ConsistentRead"));
   ASSIGN_OR_RETURN(attributes_to_get, OptArray(req, "AttributesToGet"));
-  ASSIGN_OR_RETURN(head, ParseHead(s, req, "Key", "key", c));
+  if (attributes_to_get) {
+    if (attributes_to_get->Empty()) {
+      c.Add("Value '[]' at 'attributesToGet' failed to satisfy constraint: Member must have "
+            "length greater than or equal to 1");
+    }
+  }
+  ASSIGN_OR_RETURN(head, ParseHead(req, "Key", "key", c));
   ASSIGN_OR_RETURN(names, DecodeNames(req));
   if (projection_text && attributes_to_get) {
     return Error::Validation(
@@ -162,10 +201,17 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
     // Legacy AttributesToGet: top-level names, no placeholders.
     std::map<std::string, std::string> legacy;
     std::string text;
+    std::set<std::string> seen;
     for (const auto& a : attributes_to_get->GetArray()) {
-      if (!a.IsString()) return Error::Serialization("Unexpected value type in AttributesToGet");
+      if (!a.IsString()) return Error::Serialization("Unexpected field type");
+      std::string name(a.GetString(), a.GetStringLength());
+      if (!seen.insert(name).second) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Duplicate value in attribute name: " +
+            name);
+      }
       std::string placeholder = "#a" + std::to_string(legacy.size());
-      legacy[placeholder] = std::string(a.GetString(), a.GetStringLength());
+      legacy[placeholder] = std::move(name);
       text += (text.empty() ? "" : ", ") + placeholder;
     }
     std::set<std::string> used;
@@ -173,6 +219,7 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
     projection = std::move(p);
   }
   ASSIGN_OR_RETURN(key, DecodeItem(*Field(req, "Key")));
+  RETURN_IF_ERROR(Resolve(s, head));
   RETURN_IF_ERROR(ops::ValidateKey(*head.table, key));
   ASSIGN_OR_RETURN(outcome, s.items.Get(*head.table, key));
 
@@ -194,16 +241,10 @@ Result<std::string> DeleteItem(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
   c.Enum("returnValues", return_values, kReturnValuesEnum);
   c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
-  ASSIGN_OR_RETURN(head, ParseHead(s, req, "Key", "key", c));
-  RETURN_IF_ERROR(RejectUnsupported(req));
-  if (Field(req, "ExpressionAttributeNames")) {
-    return Error::Validation(
-        "ExpressionAttributeNames can only be specified when using expressions");
-  }
-  if (return_values && *return_values != "NONE" && *return_values != "ALL_OLD") {
-    return Error::Validation("Return values set to invalid value");
-  }
+  ASSIGN_OR_RETURN(head, ParseHead(req, "Key", "key", c));
+  RETURN_IF_ERROR(CheckWriteParameters(req, return_values));
   ASSIGN_OR_RETURN(key, DecodeItem(*Field(req, "Key")));
+  RETURN_IF_ERROR(Resolve(s, head));
   RETURN_IF_ERROR(ops::ValidateKey(*head.table, key));
   ASSIGN_OR_RETURN(outcome, s.items.Delete(*head.table, key));
 

@@ -61,18 +61,27 @@ Result<AttributeValue> DecodeSet(ValueType type, const rapidjson::Value& v) {
   std::vector<std::string> sorted = members;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    // Three different wordings, as the service has them (NS compares by value, so it cannot
+    // echo "the" duplicate text).
+    if (type == ValueType::kNS) return Error::Validation("Input collection contains duplicates");
     std::string list;
     for (const auto& m : v.GetArray()) {
       if (!list.empty()) list += ", ";
       list += View(m);
     }
-    return Error::Validation(std::string(kInvalid) + "Input collection [" + list +
-                             "] contains duplicates.");
+    return Error::Validation(std::string(kInvalid) + "Input collection [" + list + "]" +
+                             (type == ValueType::kBS ? "of type BS contains duplicates."
+                                                     : " contains duplicates."));
   }
   return AttributeValue::Set(type, std::move(members));
 }
 
 Result<AttributeValue> Decode(const rapidjson::Value& json, int depth);
+
+bool IsTypeName(std::string_view n) {
+  return n == "S" || n == "N" || n == "B" || n == "BOOL" || n == "NULL" || n == "M" || n == "L" ||
+         n == "SS" || n == "NS" || n == "BS";
+}
 
 Result<model::Map> DecodeMap(const rapidjson::Value& json, int depth) {
   if (!json.IsObject()) return WrongJsonType("a map");
@@ -87,14 +96,17 @@ Result<model::Map> DecodeMap(const rapidjson::Value& json, int depth) {
 
 Result<AttributeValue> Decode(const rapidjson::Value& json, int depth) {
   if (!json.IsObject()) return WrongJsonType("an AttributeValue structure");
-  if (depth > kMaxNestingDepth) {
-    return Error::Validation("Nesting Levels have exceeded supported limits");
+  if (depth >= kMaxNestingDepth) {
+    return Error::Validation(
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+        "beyond supported limit");
   }
   const rapidjson::Value* value = nullptr;
   std::string_view type;
   int count = 0;
   for (const auto& member : json.GetObject()) {
-    if (member.value.IsNull()) continue;  // SDKs may send unset members as null
+    // SDKs may send unset members as null; names that are not a type count as absent too.
+    if (member.value.IsNull() || !IsTypeName(View(member.name))) continue;
     ++count;
     value = &member.value;
     type = View(member.name);
@@ -153,8 +165,7 @@ Result<AttributeValue> Decode(const rapidjson::Value& json, int depth) {
   }
   if (type == "SS") return DecodeSet(ValueType::kSS, v);
   if (type == "NS") return DecodeSet(ValueType::kNS, v);
-  if (type == "BS") return DecodeSet(ValueType::kBS, v);
-  return Error::Serialization("Unknown AttributeValue type: " + std::string(type));
+  return DecodeSet(ValueType::kBS, v);
 }
 
 void WriteString(JsonWriter& w, const std::string& s) {

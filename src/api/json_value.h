@@ -14,7 +14,8 @@ namespace ttlstore::api {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Maximum nesting of M and L values (DynamoDB limit: 32 levels).
+// Nesting limit of M and L values: DynamoDB's 32 levels count the attribute itself, so an
+// attribute may hold at most 31 nested containers.
 inline constexpr int kMaxNestingDepth = 32;
 
 // Decodes one AttributeValue. Errors: SerializationException for wrong JSON types,

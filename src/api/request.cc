@@ -3,9 +3,28 @@
 namespace ttlstore::api {
 namespace {
 
-Error WrongType(const char* name, const char* expected) {
-  return Error::Serialization(std::string("Unexpected value type for field '") + name +
-                              "'; expected " + expected);
+// The service's words for a JSON value of the wrong type: it names the JSON token it found
+// and the Java type it wanted ("NUMBER_VALUE cannot be converted to String").
+const char* TokenName(const rapidjson::Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kTrueType: return "TRUE_VALUE";
+    case rapidjson::kFalseType: return "FALSE_VALUE";
+    case rapidjson::kStringType: return "STRING_VALUE";
+    case rapidjson::kNumberType: return v.IsDouble() ? "DECIMAL_VALUE" : "NUMBER_VALUE";
+    default: return "VALUE";
+  }
+}
+
+Error WrongType(const rapidjson::Value& v, const char* expected) {
+  if (v.IsObject()) return Error::Serialization("Start of structure or map found where not expected");
+  if (v.IsArray()) {
+    return Error::Serialization(std::string("Unrecognized collection type class java.lang.") +
+                                expected);
+  }
+  if (std::string_view(expected) == "Boolean") {
+    return Error::Serialization("Unexpected token received from parser");
+  }
+  return Error::Serialization(std::string(TokenName(v)) + " cannot be converted to " + expected);
 }
 
 bool IsTableNameChar(char c) {
@@ -25,33 +44,33 @@ const rapidjson::Value* Field(const rapidjson::Value& obj, const char* name) {
 Result<std::optional<std::string>> OptString(const rapidjson::Value& obj, const char* name) {
   const rapidjson::Value* v = Field(obj, name);
   if (!v) return std::optional<std::string>();
-  if (!v->IsString()) return WrongType(name, "a string");
+  if (!v->IsString()) return WrongType(*v, "String");
   return std::optional<std::string>(std::string(v->GetString(), v->GetStringLength()));
 }
 
 Result<std::optional<bool>> OptBool(const rapidjson::Value& obj, const char* name) {
   const rapidjson::Value* v = Field(obj, name);
   if (!v) return std::optional<bool>();
-  if (!v->IsBool()) return WrongType(name, "a boolean");
+  if (!v->IsBool()) return WrongType(*v, "Boolean");
   return std::optional<bool>(v->GetBool());
 }
 
 Result<std::optional<int64_t>> OptInt(const rapidjson::Value& obj, const char* name) {
   const rapidjson::Value* v = Field(obj, name);
   if (!v) return std::optional<int64_t>();
-  if (!v->IsInt64()) return WrongType(name, "an integer");
+  if (!v->IsInt64()) return WrongType(*v, "Integer");
   return std::optional<int64_t>(v->GetInt64());
 }
 
 Result<const rapidjson::Value*> OptArray(const rapidjson::Value& obj, const char* name) {
   const rapidjson::Value* v = Field(obj, name);
-  if (v && !v->IsArray()) return WrongType(name, "a list");
+  if (v && !v->IsArray()) return Error::Serialization("Unexpected field type");
   return v;
 }
 
 Result<const rapidjson::Value*> OptObject(const rapidjson::Value& obj, const char* name) {
   const rapidjson::Value* v = Field(obj, name);
-  if (v && !v->IsObject()) return WrongType(name, "a structure");
+  if (v && !v->IsObject()) return Error::Serialization("Unexpected field type");
   return v;
 }
 
@@ -79,17 +98,17 @@ void Constraints::Length(const std::string& path, const std::optional<std::strin
 }
 
 void Constraints::TableName(const std::string& path, const std::optional<std::string>& v,
-                            size_t min) {
+                            size_t min, bool all_errors) {
   if (!v) return;
-  size_t before = errors_.size();
-  Length(path, v, min, 255);
-  bool pattern_ok = true;
+  bool pattern_ok = !v->empty();
   for (char c : *v) pattern_ok = pattern_ok && IsTableNameChar(c);
-  if (!pattern_ok && errors_.size() == before) {
+  bool length_ok = v->size() >= min && v->size() <= 255;
+  if (!pattern_ok && (all_errors || length_ok)) {
     errors_.push_back("Value " + Quote(*v) + " at '" + path +
                       "' failed to satisfy constraint: Member must satisfy regular expression "
                       "pattern: [a-zA-Z0-9_.-]+");
   }
+  Length(path, v, min, 255);
 }
 
 void Constraints::Enum(const std::string& path, const std::optional<std::string>& v,

@@ -34,8 +34,11 @@ class Constraints {
   void NotNull(const char* path, bool present);
   // Length bounds for a string field (nullopt: nothing to check).
   void Length(const std::string& path, const std::optional<std::string>& v, size_t min, size_t max);
-  // Table name: length [min, 255] and the pattern [a-zA-Z0-9_.-]+.
-  void TableName(const std::string& path, const std::optional<std::string>& v, size_t min);
+  // Table name: length [min, 255] and the pattern [a-zA-Z0-9_.-]+. Control-plane calls
+  // (`all_errors`) report the pattern error, then the length error; data-plane calls report a
+  // length error alone, or else the pattern error, as the service does.
+  void TableName(const std::string& path, const std::optional<std::string>& v, size_t min,
+                 bool all_errors = false);
   // Enum membership; `allowed` is listed in the order DynamoDB prints it.
   void Enum(const std::string& path, const std::optional<std::string>& v,
             std::initializer_list<const char*> allowed);

@@ -5,6 +5,7 @@
 
 #include "api/handlers.h"
 #include "api/request.h"
+#include "api/table_schema.h"
 
 namespace ttlstore::api {
 namespace {
@@ -44,22 +45,7 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
   w.Key("TableName");
   WriteString(w, t.name);
   w.Key("KeySchema");
-  w.StartArray();
-  w.StartObject();
-  w.Key("AttributeName");
-  WriteString(w, t.key.hash.name);
-  w.Key("KeyType");
-  w.String("HASH");
-  w.EndObject();
-  if (t.key.range) {
-    w.StartObject();
-    w.Key("AttributeName");
-    WriteString(w, t.key.range->name);
-    w.Key("KeyType");
-    w.String("RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteKeySchema(w, t.key);
   w.Key("TableStatus");
   w.String(status);
   double created = static_cast<double>(t.creation_time_ms) / 1000.0;
@@ -91,6 +77,7 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
     w.Double(created);
     w.EndObject();
   }
+  WriteIndexes(w, TableArn(s, t.name), t);
   w.Key("DeletionProtectionEnabled");
   w.Bool(t.deletion_protection);
   w.EndObject();
@@ -121,39 +108,83 @@ Result<std::vector<model::Tag>> DecodeTags(const rapidjson::Value* tags, const c
     ASSIGN_OR_RETURN(value, OptString(tag, "Value"));
     c.NotNull((at + "key").c_str(), key.has_value());
     c.NotNull((at + "value").c_str(), value.has_value());
-    c.Length(at + "key", key, 1, 128);
-    c.Length(at + "value", value, 0, 256);
     out.push_back({key.value_or(""), value.value_or("")});
   }
   return out;
 }
 
-// "arn:aws:dynamodb:<region>:<account>:table/<name>" -> name, or a ValidationException.
-Result<std::string> TableNameFromArn(const Services& s, const std::string& arn) {
-  std::string prefix = "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/";
-  if (arn.rfind("arn:", 0) != 0) {
-    return Error::Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn);
+Status CheckTagSizes(const std::vector<model::Tag>& tags) {
+  for (const auto& t : tags) {
+    if (t.key.empty() || t.key.size() > 128) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Tag key must be between 1 and 128 characters");
+    }
+    if (t.value.size() > 256) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Tag value must be between 0 and 256 characters");
+    }
   }
-  if (arn.rfind(prefix, 0) != 0 || arn.size() == prefix.size()) {
-    return Error::ResourceNotFound("Requested resource not found: ResourcArn: " + arn +
-                                   " not found");
-  }
-  return arn.substr(prefix.size());
+  return Status::Ok();
 }
 
+// How each tagging call reports a table that is not there (or not in this account/region).
+enum class MissingTable { kNotFoundArn, kNotFound, kAccessDenied };
+
+// Resolves ResourceArn "arn:aws:dynamodb:<region>:<account>:table/<name>" to a table.
 Result<ops::TablePtr> TableForArn(const Services& s, const rapidjson::Value& req,
-                                  Constraints& c) {
+                                  const char* action, MissingTable missing) {
   ASSIGN_OR_RETURN(arn, OptString(req, "ResourceArn"));
-  c.NotNull("resourceArn", arn.has_value());
-  c.Length("resourceArn", arn, 1, 1283);
-  if (!c.ok()) return c.ToError();
-  ASSIGN_OR_RETURN(name, TableNameFromArn(s, *arn));
-  ops::TablePtr table = s.catalog.Find(name);
-  if (!table) {
-    return Error::ResourceNotFound("Requested resource not found: ResourcArn: " + *arn +
-                                   " not found");
+  if (!arn) return Error::Validation("Invalid TableArn");
+  Error invalid = Error::Validation("Invalid TableArn: Invalid ResourceArn provided as input " + *arn);
+  // arn : partition : service : region : account : resource
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  for (int i = 0; i < 5; ++i) {
+    size_t colon = arn->find(':', pos);
+    if (colon == std::string::npos) return invalid;
+    parts.push_back(arn->substr(pos, colon - pos));
+    pos = colon + 1;
   }
-  return table;
+  std::string resource = arn->substr(pos);
+  if (parts[0] != "arn" || parts[2] != "dynamodb" || resource.rfind("table/", 0) != 0) {
+    return invalid;
+  }
+  std::string name = resource.substr(6);
+  Constraints c;
+  c.TableName("tableName", name, 3);
+  if (!c.ok()) return invalid;
+  ops::TablePtr table;
+  if (parts[3] == s.region && parts[4] == s.account_id) table = s.catalog.Find(name);
+  if (table) return table;
+  switch (missing) {
+    case MissingTable::kNotFoundArn:
+      return Error::ResourceNotFound("Requested resource not found: ResourcArn: " + *arn +
+                                     " not found");
+    case MissingTable::kNotFound:
+      return Error::ResourceNotFound("Requested resource not found");
+    case MissingTable::kAccessDenied:
+      return Error(ErrorCode::kAccessDenied, "User: arn:aws:iam::" + s.account_id +
+                                                 ":root is not authorized to perform: dynamodb:" +
+                                                 action + " on resource: " + *arn);
+  }
+  return invalid;
+}
+
+// DescribeTable and DeleteTable word their name checks differently from other calls.
+Result<std::string> CheckTableNameForLookup(const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
+  if (!name) {
+    return Error::Validation(
+        "The parameter 'TableName' is required but was not present in the request");
+  }
+  if (name->size() < 3 || name->size() > 255) {
+    return Error::Validation(
+        "TableName must be at least 3 characters long and at most 255 characters long");
+  }
+  Constraints c;
+  c.TableName("tableName", name, 3);
+  if (!c.ok()) return c.ToError();
+  return std::move(*name);
 }
 
 }  // namespace
@@ -171,33 +202,32 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
   ASSIGN_OR_RETURN(tags_json, OptArray(req, "Tags"));
   ASSIGN_OR_RETURN(table_class, OptString(req, "TableClass"));
   ASSIGN_OR_RETURN(protection, OptBool(req, "DeletionProtectionEnabled"));
-  if (!name) return Error::Validation("The parameter 'TableName' is required but was not present in the request");
-
+  if (!name) {
+    return Error::Validation(
+        "The parameter 'TableName' is required but was not present in the request");
+  }
+  // A bad name is reported alone; every other shape error is then collected in the service's
+  // order: billing mode, throughput, key schema, attribute definitions, indexes.
   Constraints c;
-  c.TableName("tableName", name, 3);
-  c.NotNull("attributeDefinitions", definitions != nullptr);
+  c.TableName("tableName", name, 3, /*all_errors=*/true);
+  if (!c.ok()) return c.ToError();
+  c.Enum("billingMode", billing, {"PROVISIONED", "PAY_PER_REQUEST"});
+  std::optional<int64_t> rcu, wcu;
+  if (throughput) {
+    ASSIGN_OR_RETURN(r, OptInt(*throughput, "ReadCapacityUnits"));
+    ASSIGN_OR_RETURN(wr, OptInt(*throughput, "WriteCapacityUnits"));
+    rcu = r;
+    wcu = wr;
+    c.NotNull("provisionedThroughput.writeCapacityUnits", wcu.has_value());
+    c.NotNull("provisionedThroughput.readCapacityUnits", rcu.has_value());
+    c.Min("provisionedThroughput.writeCapacityUnits", wcu, 1);
+    c.Min("provisionedThroughput.readCapacityUnits", rcu, 1);
+  }
   c.NotNull("keySchema", key_schema != nullptr);
-
+  ASSIGN_OR_RETURN(keys, DecodeKeySchema(key_schema, "keySchema", c));
+  c.NotNull("attributeDefinitions", definitions != nullptr);
   model::TableDescriptor t;
   t.name = *name;
-  std::vector<std::pair<std::string, std::string>> keys;  // (name, HASH|RANGE)
-  if (key_schema) {
-    if (key_schema->Size() < 1 || key_schema->Size() > 2) {
-      c.Add("Value '" + std::string("[...]") + "' at 'keySchema' failed to satisfy constraint: " +
-            "Member must have length " +
-            (key_schema->Size() < 1 ? "greater than or equal to 1" : "less than or equal to 2"));
-    }
-    for (rapidjson::SizeType i = 0; i < key_schema->Size(); ++i) {
-      std::string at = "keySchema." + std::to_string(i + 1) + ".member.";
-      ASSIGN_OR_RETURN(attr, OptString((*key_schema)[i], "AttributeName"));
-      ASSIGN_OR_RETURN(type, OptString((*key_schema)[i], "KeyType"));
-      c.NotNull((at + "attributeName").c_str(), attr.has_value());
-      c.NotNull((at + "keyType").c_str(), type.has_value());
-      c.Length(at + "attributeName", attr, 1, 255);
-      c.Enum(at + "keyType", type, {"HASH", "RANGE"});
-      keys.emplace_back(attr.value_or(""), type.value_or(""));
-    }
-  }
   if (definitions) {
     for (rapidjson::SizeType i = 0; i < definitions->Size(); ++i) {
       std::string at = "attributeDefinitions." + std::to_string(i + 1) + ".member.";
@@ -211,58 +241,12 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
       if (attr && vt) t.attribute_definitions.push_back({*attr, *vt});
     }
   }
-  c.Enum("billingMode", billing, {"PROVISIONED", "PAY_PER_REQUEST"});
+  ASSIGN_OR_RETURN(local_indexes, DecodeIndexes(req, false, c));
+  ASSIGN_OR_RETURN(global_indexes, DecodeIndexes(req, true, c));
   c.Enum("tableClass", table_class, {"STANDARD", "STANDARD_INFREQUENT_ACCESS"});
-  std::optional<int64_t> rcu, wcu;
-  if (throughput) {
-    ASSIGN_OR_RETURN(r, OptInt(*throughput, "ReadCapacityUnits"));
-    ASSIGN_OR_RETURN(wr, OptInt(*throughput, "WriteCapacityUnits"));
-    rcu = r;
-    wcu = wr;
-    c.NotNull("provisionedThroughput.writeCapacityUnits", wcu.has_value());
-    c.NotNull("provisionedThroughput.readCapacityUnits", rcu.has_value());
-    c.Min("provisionedThroughput.writeCapacityUnits", wcu, 1);
-    c.Min("provisionedThroughput.readCapacityUnits", rcu, 1);
-  }
   ASSIGN_OR_RETURN(tags, DecodeTags(tags_json, "tags", c));
   if (!c.ok()) return c.ToError();
-
-  // Key schema rules, in the order the service checks them.
-  std::set<std::string> defined;
-  for (const auto& d : t.attribute_definitions) {
-    if (!defined.insert(d.name).second) {
-      return Error::Validation(std::string(kInvalid) +
-                               "Duplicate AttributeName in AttributeDefinitions: " + d.name);
-    }
-  }
-  if (keys[0].second != "HASH") {
-    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-  }
-  if (keys.size() == 2 && keys[1].second != "RANGE") {
-    return Error::Validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-  }
-  if (keys.size() == 2 && keys[0].first == keys[1].first) {
-    return Error::Validation(
-        "Both the Hash Key and the Range Key element in the KeySchema have the same name");
-  }
-  for (const auto& [attr, kind] : keys) {
-    if (!defined.count(attr)) {
-      return Error::Validation("Invalid KeySchema: Some index key attribute have no definition");
-    }
-  }
-  if (t.attribute_definitions.size() != keys.size()) {
-    return Error::Validation(std::string(kInvalid) +
-                             "Number of attributes in KeySchema does not exactly match number of "
-                             "attributes defined in AttributeDefinitions");
-  }
-  auto type_of = [&](const std::string& attr) {
-    for (const auto& d : t.attribute_definitions) {
-      if (d.name == attr) return d.type;
-    }
-    return ValueType::kS;
-  };
-  t.key.hash = {keys[0].first, type_of(keys[0].first)};
-  if (keys.size() == 2) t.key.range = model::KeyElement{keys[1].first, type_of(keys[1].first)};
+  RETURN_IF_ERROR(CheckTagSizes(tags));
 
   t.billing_mode = billing == "PAY_PER_REQUEST" ? BillingMode::kPayPerRequest
                                                 : BillingMode::kProvisioned;
@@ -272,9 +256,19 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
                              "when BillingMode is PAY_PER_REQUEST");
   }
   if (t.billing_mode == BillingMode::kProvisioned && !throughput) {
-    return Error::Validation(
-        "No provisioned throughput specified for the table");
+    return Error::Validation(std::string(kInvalid) +
+                             "ReadCapacityUnits and WriteCapacityUnits must both be specified "
+                             "when BillingMode is PROVISIONED");
   }
+  for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
+    const rapidjson::Value* v = Field(req, list);
+    if (v && v->Empty()) {
+      return Error::Validation(std::string(kInvalid) + "List of " + list + " is empty");
+    }
+  }
+  std::vector<IndexSpec> indexes = std::move(local_indexes);
+  indexes.insert(indexes.end(), global_indexes.begin(), global_indexes.end());
+  RETURN_IF_ERROR(BuildSchema(keys, indexes, &t));
   t.read_capacity = rcu.value_or(0);
   t.write_capacity = wcu.value_or(0);
   t.deletion_protection = protection.value_or(false);
@@ -293,31 +287,23 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
 }
 
 Result<std::string> DescribeTable(const Services& s, const rapidjson::Value& req) {
-  ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
-  Constraints c;
-  c.NotNull("tableName", name.has_value());
-  c.TableName("tableName", name, 3);
-  if (!c.ok()) return c.ToError();
-  ops::TablePtr t = s.catalog.Find(*name);
+  ASSIGN_OR_RETURN(name, CheckTableNameForLookup(req));
+  ops::TablePtr t = s.catalog.Find(name);
   if (!t) {
-    return Error::ResourceNotFound("Requested resource not found: Table: " + *name + " not found");
+    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
   }
   return RenderTable(s, *t, "ACTIVE");
 }
 
 Result<std::string> DeleteTable(const Services& s, const rapidjson::Value& req) {
-  ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
-  Constraints c;
-  c.NotNull("tableName", name.has_value());
-  c.TableName("tableName", name, 3);
-  if (!c.ok()) return c.ToError();
-  ops::TablePtr before = s.catalog.Find(*name);
+  ASSIGN_OR_RETURN(name, CheckTableNameForLookup(req));
+  ops::TablePtr before = s.catalog.Find(name);
   storage::TableStats stats;
   if (before) {
     auto st = s.catalog.Stats(*before);
     if (st) stats = *st;
   }
-  ASSIGN_OR_RETURN(deleted, s.catalog.Delete(*name));
+  ASSIGN_OR_RETURN(deleted, s.catalog.Delete(name));
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -331,7 +317,7 @@ Result<std::string> ListTables(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(start, OptString(req, "ExclusiveStartTableName"));
   ASSIGN_OR_RETURN(limit, OptInt(req, "Limit"));
   Constraints c;
-  c.TableName("exclusiveStartTableName", start, 3);
+  c.TableName("exclusiveStartTableName", start, 3, /*all_errors=*/true);
   c.Min("limit", limit, 1);
   c.Max("limit", limit, 100);
   if (!c.ok()) return c.ToError();
@@ -356,8 +342,11 @@ Result<std::string> TagResource(const Services& s, const rapidjson::Value& req) 
   ASSIGN_OR_RETURN(tags_json, OptArray(req, "Tags"));
   c.NotNull("tags", tags_json != nullptr);
   ASSIGN_OR_RETURN(tags, DecodeTags(tags_json, "tags", c));
-  ASSIGN_OR_RETURN(table, TableForArn(s, req, c));
-  if (Status st = s.catalog.Tag(table->name, tags); !st) return std::move(st).error();
+  if (!c.ok()) return c.ToError();
+  if (tags.empty()) return Error::Validation("Atleast one Tag needs to be provided as Input.");
+  RETURN_IF_ERROR(CheckTagSizes(tags));
+  ASSIGN_OR_RETURN(table, TableForArn(s, req, "TagResource", MissingTable::kNotFoundArn));
+  RETURN_IF_ERROR(s.catalog.Tag(table->name, tags));
   return std::string("{}");
 }
 
@@ -365,21 +354,21 @@ Result<std::string> UntagResource(const Services& s, const rapidjson::Value& req
   Constraints c;
   ASSIGN_OR_RETURN(keys_json, OptArray(req, "TagKeys"));
   c.NotNull("tagKeys", keys_json != nullptr);
+  if (!c.ok()) return c.ToError();
   std::vector<std::string> keys;
-  if (keys_json) {
-    for (const auto& k : keys_json->GetArray()) {
-      if (!k.IsString()) return Error::Serialization("Unexpected value type for field 'TagKeys'");
-      keys.emplace_back(k.GetString(), k.GetStringLength());
-    }
+  for (const auto& k : keys_json->GetArray()) {
+    if (!k.IsString()) return Error::Serialization("Unexpected field type");
+    keys.emplace_back(k.GetString(), k.GetStringLength());
   }
-  ASSIGN_OR_RETURN(table, TableForArn(s, req, c));
-  if (Status st = s.catalog.Untag(table->name, keys); !st) return std::move(st).error();
+  if (keys.empty()) return Error::Validation("Atleast one Tag Key needs to be provided as Input.");
+  ASSIGN_OR_RETURN(table, TableForArn(s, req, "UntagResource", MissingTable::kNotFound));
+  RETURN_IF_ERROR(s.catalog.Untag(table->name, keys));
   return std::string("{}");
 }
 
 Result<std::string> ListTagsOfResource(const Services& s, const rapidjson::Value& req) {
-  Constraints c;
-  ASSIGN_OR_RETURN(table, TableForArn(s, req, c));
+  ASSIGN_OR_RETURN(table,
+                   TableForArn(s, req, "ListTagsOfResource", MissingTable::kAccessDenied));
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

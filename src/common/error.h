@@ -24,6 +24,8 @@ enum class ErrorCode {
   kConditionalCheckFailed,
   // Too many tables or tags. HTTP 400.
   kLimitExceeded,
+  // The caller may not do this (e.g. a resource in another account). HTTP 400.
+  kAccessDenied,
   // The request body is larger than the server accepts. HTTP 413.
   kRequestTooLarge,
   // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.

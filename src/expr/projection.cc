@@ -83,10 +83,18 @@ class Parser {
     pos_ = j;
   }
 
-  Error SyntaxError() const {
+  // DynamoDB quotes the offending token and the source text from the token before it to the
+  // token after it: "a, !!" -> token "!", near ", !!"; "a," -> token "<EOF>", near ",".
+  Error SyntaxError() {
     std::string token = tok_.kind == Kind::kEnd ? "<EOF>" : std::string(TokText(tok_));
     size_t near_begin = prev_.end > prev_.begin ? prev_.begin : tok_.begin;
-    std::string near(text_.substr(near_begin, tok_.end - near_begin));
+    Token current = tok_, before = prev_;
+    Next();
+    size_t near_end = tok_.end;
+    tok_ = current;
+    prev_ = before;
+    pos_ = current.end;
+    std::string near(text_.substr(near_begin, near_end - near_begin));
     return Error::Validation(std::string(kPrefix) + "Syntax error; token: \"" + token +
                              "\", near: \"" + near + "\"");
   }
@@ -267,6 +275,9 @@ Result<Projection> Projection::Parse(std::string_view text,
         "Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size; "
         "expression size: " +
         std::to_string(text.size()));
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return Error::Validation("Invalid ProjectionExpression: The expression can not be empty;");
   }
   Parser parser(text, names, used_names);
   auto paths = parser.ParseAll();

@@ -9,7 +9,12 @@
 namespace ttlstore::model {
 namespace {
 
-constexpr char kMalformed[] = "A value provided cannot be converted into a number";
+// DynamoDB echoes the offending text verbatim; an empty value gets no colon.
+Error Malformed(std::string_view text) {
+  if (text.empty()) return Error::Validation("The parameter cannot be converted to a numeric value");
+  return Error::Validation("The parameter cannot be converted to a numeric value: " +
+                           std::string(text));
+}
 constexpr char kTooManyDigits[] = "Attempting to store more than 38 significant digits in a Number";
 constexpr char kOverflow[] =
     "Number overflow. Attempting to store a number with magnitude larger than supported range";
@@ -63,7 +68,7 @@ Result<Number> Number::Parse(std::string_view text) {
     while (i < text.size() && IsDigit(text[i])) digits.push_back(text[i++]);
   }
   // "." alone, "+", "" and ".e5" have no mantissa digits at all.
-  if (digits.empty()) return Error::Validation(kMalformed);
+  if (digits.empty()) return Malformed(text);
   int64_t exp10 = 0;
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     ++i;
@@ -72,14 +77,14 @@ Result<Number> Number::Parse(std::string_view text) {
       exp_negative = text[i] == '-';
       ++i;
     }
-    if (i >= text.size() || !IsDigit(text[i])) return Error::Validation(kMalformed);
+    if (i >= text.size() || !IsDigit(text[i])) return Malformed(text);
     while (i < text.size() && IsDigit(text[i])) {
       exp10 = std::min(exp10 * 10 + (text[i] - '0'), kExponentSaturation);
       ++i;
     }
     if (exp_negative) exp10 = -exp10;
   }
-  if (i != text.size()) return Error::Validation(kMalformed);
+  if (i != text.size()) return Malformed(text);
 
   // The digit count is DynamoDB's first complaint, before range, so check it on the stripped
   // digits up front (FromParts checks range first because arithmetic wants that order).

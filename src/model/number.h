@@ -28,7 +28,8 @@ class Number {
 
   // Parses DynamoDB number text: [+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)? and nothing else (no
   // spaces, "Infinity", "NaN", hex). Errors are Error::Validation with DynamoDB's messages:
-  //   malformed:  "A value provided cannot be converted into a number"
+  //   malformed:  "The parameter cannot be converted to a numeric value: <text>" (no colon
+  //               and text when empty)
   //   >38 digits: "Attempting to store more than 38 significant digits in a Number"
   //   too large:  "Number overflow. Attempting to store a number with magnitude larger than
   //                supported range"

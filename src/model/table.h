@@ -25,6 +25,19 @@ struct KeySchema {
 
 enum class BillingMode : uint8_t { kProvisioned = 0, kPayPerRequest = 1 };  // persisted
 
+enum class ProjectionType : uint8_t { kAll = 0, kKeysOnly = 1, kInclude = 2 };  // persisted
+
+// A local or global secondary index as declared at CreateTable.
+struct SecondaryIndex {
+  std::string name;
+  bool global = false;
+  KeySchema key;
+  ProjectionType projection = ProjectionType::kAll;
+  std::vector<std::string> non_key_attributes;  // for kInclude
+  int64_t read_capacity = 0;                    // GSI ProvisionedThroughput
+  int64_t write_capacity = 0;
+};
+
 struct Tag {
   std::string key;
   std::string value;
@@ -47,6 +60,8 @@ struct TableDescriptor {
   bool deletion_protection = false;
   std::string table_class = "STANDARD";
   std::vector<Tag> tags;
+  // Declared indexes (LSIs and GSIs). Their entries are maintained from issue #5 on.
+  std::vector<SecondaryIndex> indexes;
 };
 
 }  // namespace ttlstore::model

@@ -143,11 +143,15 @@ class Session : public std::enable_shared_from_this<Session> {
       res->result(http::status::ok);
       res->set(http::field::content_type, "text/plain; version=0.0.4");
       res->body() = server_.metrics_.Render();
-    } else {
+    } else if (req.method() == http::verb::get) {
       // What the service answers to a plain GET: a health line.
       res->result(http::status::ok);
       res->set(http::field::content_type, "text/plain");
-      res->body() = "healthy: ttlstore";
+      res->body() = "healthy: dynamodb." + server_.services_.region + ".amazonaws.com ";
+    } else {
+      res->result(http::status::not_found);
+      res->set(http::field::content_type, "application/x-amz-json-1.0");
+      res->body() = "<UnknownOperationException/>\n";
     }
     res->prepare_payload();
     if (api_call) {

@@ -20,14 +20,27 @@ enum Tag : uint64_t {
   kDeletionProtection = 11,
   kTableClass = 12,
   kTag = 13,            // (key, value), repeated
+  kIndex = 14,          // nested descriptor fields below, repeated
 };
 
-void PutField(std::string* out, Tag tag, std::string_view payload) {
+// Fields inside a kIndex payload; persisted.
+enum IndexTag : uint64_t {
+  kIndexName = 1,
+  kIndexGlobal = 2,       // varint 0/1
+  kIndexHashKey = 3,      // key element
+  kIndexRangeKey = 4,     // key element
+  kIndexProjection = 5,   // varint ProjectionType
+  kIndexNonKey = 6,       // bytes, repeated
+  kIndexRead = 7,         // varint
+  kIndexWrite = 8,        // varint
+};
+
+void PutField(std::string* out, uint64_t tag, std::string_view payload) {
   PutVarint64(out, tag);
   PutLengthPrefixed(out, payload);
 }
 
-void PutVarintField(std::string* out, Tag tag, uint64_t v) {
+void PutVarintField(std::string* out, uint64_t tag, uint64_t v) {
   std::string p;
   PutVarint64(&p, v);
   PutField(out, tag, p);
@@ -48,6 +61,44 @@ bool DecodeElement(std::string_view p, model::KeyElement* e) {
 }
 
 bool GetVarintPayload(std::string_view p, uint64_t* v) { return GetVarint64(&p, v) && p.empty(); }
+
+std::string EncodeIndex(const model::SecondaryIndex& ix) {
+  std::string out;
+  PutField(&out, kIndexName, ix.name);
+  PutVarintField(&out, kIndexGlobal, ix.global ? 1 : 0);
+  PutField(&out, kIndexHashKey, EncodeElement(ix.key.hash));
+  if (ix.key.range) PutField(&out, kIndexRangeKey, EncodeElement(*ix.key.range));
+  PutVarintField(&out, kIndexProjection, static_cast<uint64_t>(ix.projection));
+  for (const auto& a : ix.non_key_attributes) PutField(&out, kIndexNonKey, a);
+  PutVarintField(&out, kIndexRead, static_cast<uint64_t>(ix.read_capacity));
+  PutVarintField(&out, kIndexWrite, static_cast<uint64_t>(ix.write_capacity));
+  return out;
+}
+
+bool DecodeIndex(std::string_view in, model::SecondaryIndex* ix) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    bool ok = true;
+    switch (tag) {
+      case kIndexName: ix->name.assign(p); break;
+      case kIndexGlobal: ok = GetVarintPayload(p, &v); ix->global = v != 0; break;
+      case kIndexHashKey: ok = DecodeElement(p, &ix->key.hash); break;
+      case kIndexRangeKey: ok = DecodeElement(p, &ix->key.range.emplace()); break;
+      case kIndexProjection:
+        ok = GetVarintPayload(p, &v);
+        ix->projection = static_cast<model::ProjectionType>(v);
+        break;
+      case kIndexNonKey: ix->non_key_attributes.emplace_back(p); break;
+      case kIndexRead: ok = GetVarintPayload(p, &v); ix->read_capacity = int64_t(v); break;
+      case kIndexWrite: ok = GetVarintPayload(p, &v); ix->write_capacity = int64_t(v); break;
+      default: break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -71,6 +122,7 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
     PutLengthPrefixed(&p, tag.value);
     PutField(&out, kTag, p);
   }
+  for (const auto& ix : t.indexes) PutField(&out, kIndex, EncodeIndex(ix));
   return out;
 }
 
@@ -103,6 +155,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
         t.tags.push_back({std::string(k), std::string(val)});
         break;
       }
+      case kIndex: ok = DecodeIndex(p, &t.indexes.emplace_back()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

@@ -68,15 +68,13 @@ TEST(JsonValue, RejectsBadSetsWithTheServiceWording) {
   EXPECT_EQ(ErrorOf(R"({"SS":["a","a"]})"),
             "One or more parameter values were invalid: Input collection [a, a] contains "
             "duplicates.");
-  // 1 and 1.0 are the same number.
-  EXPECT_FALSE(FromJson(R"({"NS":["1","1.0"]})").ok());
 }
 
 TEST(JsonValue, RejectsNullFalseAndBadNumbers) {
   EXPECT_EQ(ErrorOf(R"({"NULL":false})"),
             "One or more parameter values were invalid: Null attribute value types must have the "
             "value of true");
-  EXPECT_EQ(ErrorOf(R"({"N":"abc"})"), "A value provided cannot be converted into a number");
+  EXPECT_EQ(ErrorOf(R"({"N":"abc"})"), "The parameter cannot be converted to a numeric value: abc");
 }
 
 TEST(JsonValue, WrongJsonTypesAreSerializationErrors) {
@@ -85,12 +83,27 @@ TEST(JsonValue, WrongJsonTypesAreSerializationErrors) {
   EXPECT_EQ(v.error().code(), ErrorCode::kSerialization);
 }
 
-TEST(JsonValue, NestingIsLimitedTo32Levels) {
+TEST(JsonValue, NestingIsLimitedTo32LevelsCountingTheAttribute) {
   std::string ok = R"({"N":"1"})", too_deep;
-  for (int i = 0; i < 32; ++i) ok = R"({"L":[)" + ok + "]}";
+  for (int i = 0; i < 31; ++i) ok = R"({"L":[)" + ok + "]}";
   EXPECT_TRUE(FromJson(ok.c_str()).ok());
-  too_deep = R"({"L":[)" + ok + "]}";
-  EXPECT_EQ(ErrorOf(too_deep.c_str()), "Nesting Levels have exceeded supported limits");
+  too_deep = R"({"M":{"x":)" + ok + "}}";
+  EXPECT_EQ(ErrorOf(too_deep.c_str()),
+            "Nesting Levels have exceeded supported limits: Attributes in the item have nested "
+            "levels beyond supported limit");
+}
+
+TEST(JsonValue, DuplicateWordingDiffersBySetType) {
+  EXPECT_EQ(ErrorOf(R"({"NS":["1","1.0"]})"), "Input collection contains duplicates");
+  EXPECT_EQ(ErrorOf(R"({"BS":["Yg==","Yg=="]})"),
+            "One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS "
+            "contains duplicates.");
+}
+
+TEST(JsonValue, UnknownTypeNamesCountAsEmpty) {
+  EXPECT_EQ(ErrorOf(R"({"s":"a"})"),
+            "Supplied AttributeValue is empty, must contain exactly one of the supported "
+            "datatypes");
 }
 
 }  // namespace

@@ -14,7 +14,10 @@
 namespace ttlstore::model {
 namespace {
 
-constexpr char kMalformed[] = "A value provided cannot be converted into a number";
+std::string Malformed(std::string_view text) {
+  return text.empty() ? "The parameter cannot be converted to a numeric value"
+                      : "The parameter cannot be converted to a numeric value: " + std::string(text);
+}
 constexpr char kTooManyDigits[] = "Attempting to store more than 38 significant digits in a Number";
 constexpr char kOverflow[] =
     "Number overflow. Attempting to store a number with magnitude larger than supported range";
@@ -73,9 +76,9 @@ TEST(NumberParse, RejectsMalformedTextWithDynamoMessage) {
   for (const char* text : {"", " ", " 1", "1 ", "abc", "1e", "1e+", "e5", "--1", "+-1", "-",
                            "+", ".", ".e1", "1..2", "1.2.3", "Infinity", "-Infinity", "NaN",
                            "0x10", "1f", "1e1.5", "1,000", "١"}) {
-    EXPECT_EQ(ParseError(text), kMalformed) << "[" << text << "]";
+    EXPECT_EQ(ParseError(text), Malformed(text)) << "[" << text << "]";
   }
-  EXPECT_EQ(ParseError(std::string_view("1\0", 2)), kMalformed);
+  EXPECT_EQ(ParseError(std::string_view("1\0", 2)), Malformed(std::string_view("1\0", 2)));
 }
 
 TEST(NumberToString, ProducesCanonicalText) {

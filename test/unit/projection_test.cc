@@ -71,7 +71,12 @@ TEST(Projection, RejectsUndefinedPlaceholders) {
 TEST(Projection, RejectsSyntaxErrorsQuotingTheToken) {
   auto p = Parse("a, !!");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().message(), "Invalid ProjectionExpression: Syntax error; token: \"!\", near: \", !\"");
+  EXPECT_EQ(p.error().message(),
+            "Invalid ProjectionExpression: Syntax error; token: \"!\", near: \", !!\"");
+  auto first = Parse("!!! INVALID !!!");
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.error().message(),
+            "Invalid ProjectionExpression: Syntax error; token: \"!\", near: \"!!\"");
   auto eof = Parse("a.");
   ASSERT_FALSE(eof.ok());
   EXPECT_EQ(eof.error().message(),

@@ -110,6 +110,14 @@ TEST_F(StoreTest, CatalogKeepsEveryDescriptorField) {
   t.creation_time_ms = 1700000000123;
   t.deletion_protection = true;
   t.tags = {{"k", "v"}, {"empty", ""}};
+  model::SecondaryIndex gsi;
+  gsi.name = "g";
+  gsi.global = true;
+  gsi.key.hash = {"gk", model::ValueType::kB};
+  gsi.projection = model::ProjectionType::kInclude;
+  gsi.non_key_attributes = {"x", "y"};
+  gsi.read_capacity = 3;
+  t.indexes = {gsi};
   WriteBatch batch(*store_);
   batch.PutTable(t);
   ASSERT_TRUE(store_->Write(batch).ok());
@@ -131,6 +139,14 @@ TEST_F(StoreTest, CatalogKeepsEveryDescriptorField) {
   EXPECT_TRUE(got.deletion_protection);
   ASSERT_EQ(got.tags.size(), 2u);
   EXPECT_EQ(got.tags[1].key, "empty");
+  ASSERT_EQ(got.indexes.size(), 1u);
+  EXPECT_EQ(got.indexes[0].name, "g");
+  EXPECT_TRUE(got.indexes[0].global);
+  EXPECT_EQ(got.indexes[0].key.hash.type, model::ValueType::kB);
+  EXPECT_FALSE(got.indexes[0].key.range.has_value());
+  EXPECT_EQ(got.indexes[0].projection, model::ProjectionType::kInclude);
+  EXPECT_EQ(got.indexes[0].non_key_attributes, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(got.indexes[0].read_capacity, 3);
 }
 
 }  // namespace

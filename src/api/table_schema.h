@@ -1,0 +1,47 @@
+// Key schemas and secondary-index declarations of CreateTable: decoding, the service's
+// validation rules (with its messages), and their rendering in a TableDescription.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/dispatch.h"
+#include "api/request.h"
+#include "model/table.h"
+
+namespace ttlstore::api {
+
+// KeySchema as written: (AttributeName, KeyType) pairs.
+using KeySchemaSpec = std::vector<std::pair<std::string, std::string>>;
+
+struct IndexSpec {
+  std::string name;
+  bool global = false;
+  KeySchemaSpec keys;
+  std::string projection_type;
+  std::vector<std::string> non_key_attributes;
+  bool has_non_key_attributes = false;
+  bool has_throughput = false;
+  int64_t read_capacity = 0, write_capacity = 0;
+};
+
+// Shape checks go to `c`; wrong JSON types are returned as SerializationException.
+Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::string& path,
+                                      Constraints& c);
+Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool global,
+                                             Constraints& c);
+
+// The semantic rules, in the service's order: HASH then RANGE, definitions for every key
+// attribute and no unused ones, index rules. Fills t.key and t.indexes.
+// REQUIRES: t.attribute_definitions and t.billing_mode are set.
+Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& indexes,
+                   model::TableDescriptor* t);
+
+// "LocalSecondaryIndexes" and "GlobalSecondaryIndexes" members of a TableDescription.
+void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t);
+
+// A KeySchema array: [{"AttributeName": ..., "KeyType": "HASH"}, ...].
+void WriteKeySchema(JsonWriter& w, const model::KeySchema& key);
+
+}  // namespace ttlstore::api
