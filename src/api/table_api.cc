@@ -260,6 +260,13 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
                              "ReadCapacityUnits and WriteCapacityUnits must both be specified "
                              "when BillingMode is PROVISIONED");
   }
+  // Streams arrive with issue #5; a table that asks for one must not be created without it.
+  if (const rapidjson::Value* spec = Field(req, "StreamSpecification")) {
+    const rapidjson::Value* enabled = Field(*spec, "StreamEnabled");
+    if (enabled && enabled->IsBool() && enabled->GetBool()) {
+      return Error::Validation("StreamSpecification is not supported by this server yet");
+    }
+  }
   for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
     const rapidjson::Value* v = Field(req, list);
     if (v && v->Empty()) {

@@ -119,12 +119,19 @@ class Session : public std::enable_shared_from_this<Session> {
     res->set(http::field::server, "ttlstore");
     std::string operation = "", outcome = "ok";
     bool api_call = false;
-    if (req.method() == http::verb::post) {
+    // The service answers in the media type it was asked in, and knows only these two.
+    std::string_view content_type = req[http::field::content_type];
+    content_type = content_type.substr(0, content_type.find(';'));
+    bool json_type = content_type.empty() || content_type == "application/x-amz-json-1.0" ||
+                     content_type == "application/json";
+    if (req.method() == http::verb::post && json_type) {
       api_call = true;
       std::string_view amz_target = req["X-Amz-Target"];
       api::ApiResponse r = api::Dispatch(server_.services_, amz_target, req.body());
       res->result(static_cast<http::status>(r.http_status));
-      res->set(http::field::content_type, "application/x-amz-json-1.0");
+      res->set(http::field::content_type, content_type == "application/json"
+                                              ? "application/json"
+                                              : "application/x-amz-json-1.0");
       res->set("x-amzn-RequestId", NewRequestId());
       res->set("x-amz-crc32", std::to_string(Crc32(r.body)));
       res->body() = std::move(r.body);

@@ -59,9 +59,13 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
+  // Scripts and tests wait for this line, so it is written whatever the log level.
+  auto listening = spdlog::level::info;
+  if (spdlog::get_level() > listening) spdlog::set_level(listening);
   spdlog::info("event=listening address=http://{}:{} data_dir={} sync={}", flags.server.host,
                http.port(), flags.data_dir, flags.sync);
   spdlog::default_logger()->flush();
+  spdlog::set_level(level);
   http.Run();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
@@ -90,7 +94,8 @@ int main(int argc, char** argv) {
   serve->add_option("--block-cache-mb", flags.block_cache_mb,
                     "RocksDB block cache size in MiB (default: 64)");
   serve->add_option("--log-level", flags.log_level,
-                    "trace, debug, info, warn, error or off (default: info)");
+                    "trace, debug, info, warn, error or off (default: info)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
