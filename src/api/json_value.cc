@@ -168,9 +168,6 @@ Result<AttributeValue> Decode(const rapidjson::Value& json, int depth) {
   return DecodeSet(ValueType::kBS, v);
 }
 
-void WriteString(JsonWriter& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 }  // namespace
 

@@ -25,6 +25,11 @@ Result<model::AttributeValue> DecodeAttributeValue(const rapidjson::Value& json)
 // Decodes a map of name -> AttributeValue (an Item, a Key, ExpressionAttributeValues).
 Result<model::Item> DecodeItem(const rapidjson::Value& json);
 
+// A string value, length-aware (std::string may hold NULs).
+inline void WriteString(JsonWriter& w, const std::string& s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
 void WriteAttributeValue(JsonWriter& w, const model::AttributeValue& value);
 void WriteItem(JsonWriter& w, const model::Item& item);
 

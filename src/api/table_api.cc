@@ -17,9 +17,6 @@ constexpr char kInvalid[] = "One or more parameter values were invalid: ";
 
 std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
 
-void WriteString(JsonWriter& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 std::optional<ValueType> ParseScalarType(const std::string& s) {
   if (s == "S") return ValueType::kS;
@@ -52,14 +49,7 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
   w.Key("CreationDateTime");
   w.Double(created);
   w.Key("ProvisionedThroughput");
-  w.StartObject();
-  w.Key("NumberOfDecreasesToday");
-  w.Int(0);
-  w.Key("ReadCapacityUnits");
-  w.Int64(t.read_capacity);
-  w.Key("WriteCapacityUnits");
-  w.Int64(t.write_capacity);
-  w.EndObject();
+  WriteThroughput(w, t.read_capacity, t.write_capacity);
   w.Key("TableSizeBytes");
   w.Int64(stats.size_bytes);
   w.Key("ItemCount");

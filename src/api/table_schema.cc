@@ -21,9 +21,6 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return "[" + out + "]";
 }
 
-void WriteString(JsonWriter& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 const char* ProjectionName(model::ProjectionType p) {
   switch (p) {
@@ -275,6 +272,17 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
   return Status::Ok();
 }
 
+void WriteThroughput(JsonWriter& w, int64_t read_capacity, int64_t write_capacity) {
+  w.StartObject();
+  w.Key("NumberOfDecreasesToday");
+  w.Int(0);
+  w.Key("ReadCapacityUnits");
+  w.Int64(read_capacity);
+  w.Key("WriteCapacityUnits");
+  w.Int64(write_capacity);
+  w.EndObject();
+}
+
 void WriteKeySchema(JsonWriter& w, const model::KeySchema& key) {
   w.StartArray();
   w.StartObject();
@@ -323,14 +331,7 @@ void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::Tabl
         w.Key("IndexStatus");
         w.String("ACTIVE");
         w.Key("ProvisionedThroughput");
-        w.StartObject();
-        w.Key("NumberOfDecreasesToday");
-        w.Int(0);
-        w.Key("ReadCapacityUnits");
-        w.Int64(ix.read_capacity);
-        w.Key("WriteCapacityUnits");
-        w.Int64(ix.write_capacity);
-        w.EndObject();
+        WriteThroughput(w, ix.read_capacity, ix.write_capacity);
       }
       w.Key("IndexSizeBytes");
       w.Int(0);

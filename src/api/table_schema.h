@@ -41,6 +41,9 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
 // "LocalSecondaryIndexes" and "GlobalSecondaryIndexes" members of a TableDescription.
 void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t);
 
+// {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": r, "WriteCapacityUnits": w}
+void WriteThroughput(JsonWriter& w, int64_t read_capacity, int64_t write_capacity);
+
 // A KeySchema array: [{"AttributeName": ..., "KeyType": "HASH"}, ...].
 void WriteKeySchema(JsonWriter& w, const model::KeySchema& key);
 
