@@ -24,6 +24,16 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"PutItem", &PutItem},
       {"GetItem", &GetItem},
       {"DeleteItem", &DeleteItem},
+      {"UpdateItem", &UpdateItem},
+      {"Query", &Query},
+      {"Scan", &Scan},
+      {"BatchGetItem", &BatchGetItem},
+      {"BatchWriteItem", &BatchWriteItem},
+      {"TransactWriteItems", &TransactWriteItems},
+      {"TransactGetItems", &TransactGetItems},
+      {"ExecuteStatement", &ExecuteStatement},
+      {"BatchExecuteStatement", &BatchExecuteStatement},
+      {"ExecuteTransaction", &ExecuteTransaction},
   };
   return *table;
 }

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "ops/item_ops.h"
+#include "ops/multi_item_ops.h"
 #include "ops/table_ops.h"
 
 namespace ttlstore::api {
@@ -16,6 +17,7 @@ namespace ttlstore::api {
 struct Services {
   ops::TableCatalog& catalog;
   ops::ItemOps& items;
+  ops::IdempotencyCache& tokens;  // TransactWriteItems ClientRequestToken
   const Clock& clock;
   std::string region = "us-east-1";
   std::string account_id = "000000000000";

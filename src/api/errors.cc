@@ -28,6 +28,15 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "LimitExceededException", "LimitExceededException"};
     case ErrorCode::kAccessDenied:
       return {400, DDB "AccessDeniedException", "AccessDeniedException"};
+    case ErrorCode::kTransactionCanceled:
+      return {400, DDB "TransactionCanceledException", "TransactionCanceledException"};
+    case ErrorCode::kIdempotentParameterMismatch:
+      return {400, DDB "IdempotentParameterMismatchException",
+              "IdempotentParameterMismatchException"};
+    case ErrorCode::kDuplicateItem:
+      return {400, DDB "DuplicateItemException", "DuplicateItemException"};
+    case ErrorCode::kTransactionInProgress:
+      return {400, DDB "TransactionInProgressException", "TransactionInProgressException"};
     case ErrorCode::kRequestTooLarge:
       return {413, DDB "RequestEntityTooLarge", "RequestEntityTooLarge"};
     case ErrorCode::kInternal:
@@ -45,14 +54,21 @@ std::string RenderErrorBody(const Error& error) {
   w.Key("__type");
   w.String(ToWire(error.code()).type);
   // The service omits the message of unparsable-body and unknown-operation errors, and spells
-  // the key "Message" on serialization errors and "message" everywhere else.
+  // the key "Message" on serialization and transaction-cancelled errors, "message" elsewhere.
   if (!error.message().empty()) {
-    w.Key(error.code() == ErrorCode::kSerialization ? "Message" : "message");
+    bool capital = error.code() == ErrorCode::kSerialization ||
+                   error.code() == ErrorCode::kTransactionCanceled;
+    w.Key(capital ? "Message" : "message");
     // Internal details (RocksDB status strings) stay in the log, not on the wire.
     w.String(error.code() == ErrorCode::kInternal ? "Internal server error" : error.message());
   }
   w.EndObject();
-  return {buf.GetString(), buf.GetSize()};
+  std::string body(buf.GetString(), buf.GetSize());
+  if (!error.extra_json().empty()) {
+    body.pop_back();  // the closing brace
+    body += "," + error.extra_json() + "}";
+  }
+  return body;
 }
 
 }  // namespace ttlstore::api

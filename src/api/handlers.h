@@ -26,6 +26,22 @@ Result<std::string> DescribeLimits(const Services&, const rapidjson::Value&);
 Result<std::string> PutItem(const Services&, const rapidjson::Value&);
 Result<std::string> GetItem(const Services&, const rapidjson::Value&);
 Result<std::string> DeleteItem(const Services&, const rapidjson::Value&);
+Result<std::string> UpdateItem(const Services&, const rapidjson::Value&);
+
+// Reads of many items (query_api.cc, batch_api.cc).
+Result<std::string> Query(const Services&, const rapidjson::Value&);
+Result<std::string> Scan(const Services&, const rapidjson::Value&);
+Result<std::string> BatchGetItem(const Services&, const rapidjson::Value&);
+Result<std::string> BatchWriteItem(const Services&, const rapidjson::Value&);
+
+// Transactions (transact_api.cc).
+Result<std::string> TransactWriteItems(const Services&, const rapidjson::Value&);
+Result<std::string> TransactGetItems(const Services&, const rapidjson::Value&);
+
+// PartiQL (partiql/partiql_api.cc).
+Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);
+Result<std::string> BatchExecuteStatement(const Services&, const rapidjson::Value&);
+Result<std::string> ExecuteTransaction(const Services&, const rapidjson::Value&);
 
 // The table's ARN: arn:aws:dynamodb:<region>:<account>:table/<name>.
 std::string TableArn(const Services& s, const std::string& table_name);

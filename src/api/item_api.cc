@@ -1,128 +1,44 @@
-// Data-plane handlers for single items: PutItem, GetItem, DeleteItem.
-// Request shape checks and wire rendering live here; item rules in ops/item_ops.
-#include <set>
-
+// Single-item handlers: PutItem, GetItem, DeleteItem, UpdateItem. Checks run in the service's
+// order: request shape, then expressions and values, then the table's existence, then the key.
+#include "api/expression_params.h"
 #include "api/handlers.h"
-#include "api/request.h"
-#include "expr/projection.h"
+#include "api/item_common.h"
+#include "api/legacy.h"
 #include "model/item_size.h"
 #include "ops/capacity.h"
 
 namespace ttlstore::api {
 namespace {
 
-constexpr auto kReturnValuesEnum = {"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"};
-
-// Parameters that belong to features not yet served (expressions beyond projection,
-// issue #3). Rejected rather than silently ignored: ignoring a condition would turn a
-// conditional write into an unconditional one.
-constexpr const char* kNotYetSupported[] = {"ConditionExpression", "Expected",
-                                            "ConditionalOperator"};
-
-std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
-
-// The common head of every single-item request.
-struct ItemRequest {
-  std::string table_name;
-  ops::TablePtr table;  // set by Resolve()
-  std::optional<std::string> return_capacity;  // NONE | TOTAL | INDEXES
+// The request fields every write shares.
+struct WriteHead {
+  ItemRequest head;
+  std::optional<std::string> return_values;
+  bool return_old_on_failure = false;
 };
 
-Status RejectUnsupported(const rapidjson::Value& req) {
-  for (const char* field : kNotYetSupported) {
-    if (Field(req, field)) {
-      return Error::Validation(std::string(field) + " is not supported by this server yet");
-    }
-  }
-  return Status::Ok();
+Result<WriteHead> ParseWriteHead(const rapidjson::Value& req, const char* item_field,
+                                 const char* item_path) {
+  Constraints c;
+  WriteHead w;
+  ASSIGN_OR_RETURN(return_values, OptString(req, "ReturnValues"));
+  ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
+  ASSIGN_OR_RETURN(on_failure, OptString(req, "ReturnValuesOnConditionCheckFailure"));
+  c.Enum("returnValues", return_values, kReturnValuesEnum);
+  c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
+  c.Enum("returnValuesOnConditionCheckFailure", on_failure, {"ALL_OLD", "NONE"});
+  ASSIGN_OR_RETURN(head, ParseHead(req, item_field, item_path, c));
+  w.head = std::move(head);
+  w.return_values = std::move(return_values);
+  w.return_old_on_failure = on_failure == "ALL_OLD";
+  return w;
 }
 
-void WriteCapacity(JsonWriter& w, const ItemRequest& r, double units) {
-  if (!r.return_capacity || *r.return_capacity == "NONE") return;
-  w.Key("ConsumedCapacity");
-  w.StartObject();
-  w.Key("TableName");
-  w.String(r.table->name.data(), static_cast<rapidjson::SizeType>(r.table->name.size()));
-  w.Key("CapacityUnits");
-  w.Double(units);
-  if (*r.return_capacity == "INDEXES") {
-    w.Key("Table");
-    w.StartObject();
-    w.Key("CapacityUnits");
-    w.Double(units);
-    w.EndObject();
-  }
-  w.EndObject();
-}
-
-// Decodes ExpressionAttributeNames (a map of "#name" -> "name").
-Result<std::map<std::string, std::string>> DecodeNames(const rapidjson::Value& req) {
-  std::map<std::string, std::string> names;
-  ASSIGN_OR_RETURN(json, OptObject(req, "ExpressionAttributeNames"));
-  if (!json) return names;
-  if (json->ObjectEmpty()) return Error::Validation("ExpressionAttributeNames must not be empty");
-  for (const auto& m : json->GetObject()) {
-    if (!m.value.IsString()) return Error::Serialization("Unexpected field type");
-    std::string key(m.name.GetString(), m.name.GetStringLength());
-    std::string value(m.value.GetString(), m.value.GetStringLength());
-    if (key.size() < 2 || key[0] != '#') {
-      return Error::Validation(
-          "ExpressionAttributeNames contains invalid key: Syntax error; key: \"" + key + "\"");
-    }
-    if (value.empty()) {
-      return Error::Validation(
-          "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + key);
-    }
-    names.emplace(std::move(key), std::move(value));
-  }
-  return names;
-}
-
-Status CheckAllNamesUsed(const std::map<std::string, std::string>& names,
-                         const std::set<std::string>& used) {
-  std::string unused;
-  for (const auto& [placeholder, name] : names) {
-    if (!used.count(placeholder)) unused += (unused.empty() ? "" : ", ") + placeholder;
-  }
-  if (unused.empty()) return Status::Ok();
-  return Error::Validation("Value provided in ExpressionAttributeNames unused in expressions: "
-                           "keys: {" + unused + "}");
-}
-
-}  // namespace
-
-// Validates the fields shared by PutItem/GetItem/DeleteItem. The table is resolved later, by
-// Resolve(): the service checks the request's shape and values before the table's existence.
-static Result<ItemRequest> ParseHead(const rapidjson::Value& req, const char* item_field,
-                                     const char* item_path, Constraints& c) {
-  ItemRequest r;
-  ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
-  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
-  ASSIGN_OR_RETURN(item, OptObject(req, item_field));
-  c.NotNull(item_path, item != nullptr);
-  c.NotNull("tableName", name.has_value());
-  c.TableName("tableName", name, 1);
-  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
-  if (!c.ok()) return c.ToError();
-  r.table_name = std::move(*name);
-  r.return_capacity = capacity;
-  return r;
-}
-
-static Status Resolve(const Services& s, ItemRequest& r) {
-  ASSIGN_OR_RETURN(table, s.catalog.Get(r.table_name));
-  r.table = std::move(table);
-  return Status::Ok();
-}
-
-// Checks shared by PutItem and DeleteItem, in the service's order.
-static Status CheckWriteParameters(const rapidjson::Value& req,
-                                   const std::optional<std::string>& return_values) {
-  if (Field(req, "Expected") && Field(req, "ConditionExpression")) {
-    return Error::Validation(
-        "Can not use both expression and non-expression parameters in the same request: "
-        "Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}");
-  }
+// PutItem and DeleteItem: conditions, and ReturnValues limited to ALL_OLD / NONE.
+Result<std::optional<expr::Condition>> ParseWriteCondition(const rapidjson::Value& req,
+                                                          const WriteHead& w,
+                                                          expr::Placeholders& ph) {
+  RETURN_IF_ERROR(CheckNoMixing(req, {"Expected", "ConditionalOperator"}, {"ConditionExpression"}));
   if (!Field(req, "ConditionExpression")) {
     if (Field(req, "ExpressionAttributeValues")) {
       return Error::Validation(
@@ -134,90 +50,62 @@ static Status CheckWriteParameters(const rapidjson::Value& req,
           "ExpressionAttributeNames can only be specified when using expressions");
     }
   }
-  if (return_values && *return_values != "NONE" && *return_values != "ALL_OLD") {
+  if (w.return_values && *w.return_values != "NONE" && *w.return_values != "ALL_OLD") {
     return Error::Validation("ReturnValues can only be ALL_OLD or NONE");
   }
-  return RejectUnsupported(req);
+  ASSIGN_OR_RETURN(placeholders, DecodePlaceholders(req));
+  ph = std::move(placeholders);
+  ASSIGN_OR_RETURN(condition, ParseCondition(req, "ConditionExpression", ph));
+  if (!condition) {
+    ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "Expected", ph));
+    condition = std::move(legacy);
+  }
+  RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
+  return condition;
 }
 
+void WriteAttributes(JsonWriter& w, const model::Item& item) {
+  w.Key("Attributes");
+  WriteItem(w, item);
+}
+
+}  // namespace
+
 Result<std::string> PutItem(const Services& s, const rapidjson::Value& req) {
-  Constraints c;
-  ASSIGN_OR_RETURN(return_values, OptString(req, "ReturnValues"));
-  ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
-  c.Enum("returnValues", return_values, kReturnValuesEnum);
-  c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
-  ASSIGN_OR_RETURN(head, ParseHead(req, "Item", "item", c));
-  RETURN_IF_ERROR(CheckWriteParameters(req, return_values));
+  ASSIGN_OR_RETURN(w, ParseWriteHead(req, "Item", "item"));
+  expr::Placeholders ph;
+  ASSIGN_OR_RETURN(condition, ParseWriteCondition(req, w, ph));
   ASSIGN_OR_RETURN(item, DecodeItem(*Field(req, "Item")));
   if (model::ItemSize(item) > model::kMaxItemBytes) {
     return Error::Validation("Item size has exceeded the maximum allowed size");
   }
-  RETURN_IF_ERROR(Resolve(s, head));
-  RETURN_IF_ERROR(ops::ValidateItemKey(*head.table, item));
-  ASSIGN_OR_RETURN(outcome, s.items.Put(*head.table, item));
-
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  if (return_values == "ALL_OLD" && outcome.old_item) {
-    w.Key("Attributes");
-    WriteItem(w, *outcome.old_item);
+  RETURN_IF_ERROR(Resolve(s, w.head));
+  RETURN_IF_ERROR(ops::ValidateItemKey(*w.head.table, item));
+  ASSIGN_OR_RETURN(outcome, s.items.Put(*w.head.table, item, condition ? &*condition : nullptr));
+  if (outcome.condition_failed) {
+    return ConditionFailed(outcome.old_item, w.return_old_on_failure);
   }
-  WriteCapacity(w, head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
-  w.EndObject();
+  rapidjson::StringBuffer buf;
+  JsonWriter jw(buf);
+  jw.StartObject();
+  if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
+  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  jw.EndObject();
   return Finish(buf);
 }
 
 Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
   Constraints c;
-  ASSIGN_OR_RETURN(projection_text, OptString(req, "ProjectionExpression"));
   ASSIGN_OR_RETURN(consistent, OptBool(req, "ConsistentRead"));
-  ASSIGN_OR_RETURN(attributes_to_get, OptArray(req, "AttributesToGet"));
-  if (attributes_to_get) {
-    if (attributes_to_get->Empty()) {
-      c.Add("Value '[]' at 'attributesToGet' failed to satisfy constraint: Member must have "
-            "length greater than or equal to 1");
-    }
-  }
   ASSIGN_OR_RETURN(head, ParseHead(req, "Key", "key", c));
-  ASSIGN_OR_RETURN(names, DecodeNames(req));
-  if (projection_text && attributes_to_get) {
-    return Error::Validation(
-        "Can not use both expression and non-expression parameters in the same request: "
-        "Non-expression parameters: {AttributesToGet} Expression parameters: "
-        "{ProjectionExpression}");
-  }
-  if (!names.empty() && !projection_text) {
+  RETURN_IF_ERROR(CheckNoMixing(req, {"AttributesToGet"}, {"ProjectionExpression"}));
+  ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
+  if (!ph.names.empty() && !Field(req, "ProjectionExpression")) {
     return Error::Validation(
         "ExpressionAttributeNames can only be specified when using expressions");
   }
-  std::optional<expr::Projection> projection;
-  if (projection_text) {
-    std::set<std::string> used;
-    ASSIGN_OR_RETURN(p, expr::Projection::Parse(*projection_text, names, &used));
-    RETURN_IF_ERROR(CheckAllNamesUsed(names, used));
-    projection = std::move(p);
-  } else if (attributes_to_get) {
-    // Legacy AttributesToGet: top-level names, no placeholders.
-    std::map<std::string, std::string> legacy;
-    std::string text;
-    std::set<std::string> seen;
-    for (const auto& a : attributes_to_get->GetArray()) {
-      if (!a.IsString()) return Error::Serialization("Unexpected field type");
-      std::string name(a.GetString(), a.GetStringLength());
-      if (!seen.insert(name).second) {
-        return Error::Validation(
-            "One or more parameter values were invalid: Duplicate value in attribute name: " +
-            name);
-      }
-      std::string placeholder = "#a" + std::to_string(legacy.size());
-      legacy[placeholder] = std::move(name);
-      text += (text.empty() ? "" : ", ") + placeholder;
-    }
-    std::set<std::string> used;
-    ASSIGN_OR_RETURN(p, expr::Projection::Parse(text, legacy, &used));
-    projection = std::move(p);
-  }
+  ASSIGN_OR_RETURN(projection, ParseProjection(req, ph));
+  RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
   ASSIGN_OR_RETURN(key, DecodeItem(*Field(req, "Key")));
   RETURN_IF_ERROR(Resolve(s, head));
   RETURN_IF_ERROR(ops::ValidateKey(*head.table, key));
@@ -236,27 +124,94 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
 }
 
 Result<std::string> DeleteItem(const Services& s, const rapidjson::Value& req) {
-  Constraints c;
-  ASSIGN_OR_RETURN(return_values, OptString(req, "ReturnValues"));
-  ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
-  c.Enum("returnValues", return_values, kReturnValuesEnum);
-  c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
-  ASSIGN_OR_RETURN(head, ParseHead(req, "Key", "key", c));
-  RETURN_IF_ERROR(CheckWriteParameters(req, return_values));
+  ASSIGN_OR_RETURN(w, ParseWriteHead(req, "Key", "key"));
+  expr::Placeholders ph;
+  ASSIGN_OR_RETURN(condition, ParseWriteCondition(req, w, ph));
   ASSIGN_OR_RETURN(key, DecodeItem(*Field(req, "Key")));
-  RETURN_IF_ERROR(Resolve(s, head));
-  RETURN_IF_ERROR(ops::ValidateKey(*head.table, key));
-  ASSIGN_OR_RETURN(outcome, s.items.Delete(*head.table, key));
-
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  if (return_values == "ALL_OLD" && outcome.old_item) {
-    w.Key("Attributes");
-    WriteItem(w, *outcome.old_item);
+  RETURN_IF_ERROR(Resolve(s, w.head));
+  RETURN_IF_ERROR(ops::ValidateKey(*w.head.table, key));
+  ASSIGN_OR_RETURN(outcome,
+                   s.items.Delete(*w.head.table, key, condition ? &*condition : nullptr));
+  if (outcome.condition_failed) {
+    return ConditionFailed(outcome.old_item, w.return_old_on_failure);
   }
-  WriteCapacity(w, head, ops::WriteCapacityUnits(outcome.old_size));
-  w.EndObject();
+  rapidjson::StringBuffer buf;
+  JsonWriter jw(buf);
+  jw.StartObject();
+  if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
+  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(outcome.old_size));
+  jw.EndObject();
+  return Finish(buf);
+}
+
+Result<std::string> UpdateItem(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(w, ParseWriteHead(req, "Key", "key"));
+  RETURN_IF_ERROR(CheckNoMixing(req, {"AttributeUpdates", "Expected", "ConditionalOperator"},
+                                {"UpdateExpression", "ConditionExpression"}));
+  if (!Field(req, "UpdateExpression") && !Field(req, "ConditionExpression")) {
+    if (Field(req, "ExpressionAttributeValues")) {
+      return Error::Validation(
+          "ExpressionAttributeValues can only be specified when using expressions: "
+          "UpdateExpression and ConditionExpression are null");
+    }
+    if (Field(req, "ExpressionAttributeNames")) {
+      return Error::Validation(
+          "ExpressionAttributeNames can only be specified when using expressions");
+    }
+  }
+  ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
+  std::optional<expr::Update> update;
+  ASSIGN_OR_RETURN(text, OptString(req, "UpdateExpression"));
+  if (text) {
+    ASSIGN_OR_RETURN(parsed, expr::Update::Parse(*text, ph));
+    update = std::move(parsed);
+  } else {
+    ASSIGN_OR_RETURN(legacy, LegacyUpdate(req, ph));
+    update = std::move(legacy);
+  }
+  ASSIGN_OR_RETURN(condition, ParseCondition(req, "ConditionExpression", ph));
+  if (!condition) {
+    ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "Expected", ph));
+    condition = std::move(legacy);
+  }
+  RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
+  ASSIGN_OR_RETURN(key, DecodeItem(*Field(req, "Key")));
+  RETURN_IF_ERROR(Resolve(s, w.head));
+  const model::TableDescriptor& table = *w.head.table;
+  RETURN_IF_ERROR(ops::ValidateKey(table, key));
+  if (update) {
+    for (const auto& path : update->TargetPaths()) {
+      const std::string& top = path.front().name;
+      if (top == table.key.hash.name || (table.key.range && top == table.key.range->name)) {
+        return Error::Validation("One or more parameter values were invalid: Cannot update "
+                                 "attribute " + top + ". This attribute is part of the key");
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(outcome, s.items.Update(table, key, update ? &*update : nullptr,
+                                           condition ? &*condition : nullptr));
+  if (outcome.condition_failed) {
+    return ConditionFailed(outcome.old_item, w.return_old_on_failure);
+  }
+  rapidjson::StringBuffer buf;
+  JsonWriter jw(buf);
+  jw.StartObject();
+  const std::string rv = w.return_values.value_or("NONE");
+  static const std::vector<expr::Path> kNoPaths;
+  const auto& paths = update ? update->TargetPaths() : kNoPaths;
+  if (rv == "ALL_OLD" && outcome.old_item) {
+    WriteAttributes(jw, *outcome.old_item);
+  } else if (rv == "ALL_NEW" && outcome.new_item) {
+    WriteAttributes(jw, *outcome.new_item);
+  } else if (rv == "UPDATED_OLD" && outcome.old_item) {
+    model::Item part = AtPaths(*outcome.old_item, paths);
+    if (!part.empty()) WriteAttributes(jw, part);
+  } else if (rv == "UPDATED_NEW" && outcome.new_item) {
+    model::Item part = AtPaths(*outcome.new_item, paths);
+    if (!part.empty()) WriteAttributes(jw, part);
+  }
+  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  jw.EndObject();
   return Finish(buf);
 }
 

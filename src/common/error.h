@@ -24,10 +24,18 @@ enum class ErrorCode {
   kConditionalCheckFailed,
   // Too many tables or tags. HTTP 400.
   kLimitExceeded,
+  // A transaction was cancelled; the extra members carry CancellationReasons. HTTP 400.
+  kTransactionCanceled,
+  // Another transaction or request with the same token is in progress or differs. HTTP 400.
+  kIdempotentParameterMismatch,
   // The caller may not do this (e.g. a resource in another account). HTTP 400.
   kAccessDenied,
   // The request body is larger than the server accepts. HTTP 413.
   kRequestTooLarge,
+  // A PartiQL INSERT named an item that exists. HTTP 400.
+  kDuplicateItem,
+  // A transaction with this ClientRequestToken is still running. HTTP 400.
+  kTransactionInProgress,
   // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.
   kInternal,
 };
@@ -48,9 +56,18 @@ class Error {
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
+  // Extra members of the JSON error body, already rendered as `"Name":value` pairs joined by
+  // commas (e.g. the old item of a failed condition). Empty for most errors.
+  const std::string& extra_json() const { return extra_json_; }
+  Error&& WithExtraJson(std::string members) && {
+    extra_json_ = std::move(members);
+    return std::move(*this);
+  }
+
  private:
   ErrorCode code_;
   std::string message_;
+  std::string extra_json_;
 };
 
 }  // namespace ttlstore

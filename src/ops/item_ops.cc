@@ -1,7 +1,5 @@
 #include "ops/item_ops.h"
 
-#include <functional>
-
 #include "model/item_size.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
@@ -10,12 +8,6 @@ namespace ttlstore::ops {
 namespace {
 
 constexpr char kInvalid[] = "One or more parameter values were invalid: ";
-
-std::string EncodedKey(const model::TableDescriptor& table, const model::Item& item) {
-  const model::AttributeValue& pk = item.at(table.key.hash.name);
-  const model::AttributeValue* sk = table.key.range ? &item.at(table.key.range->name) : nullptr;
-  return storage::ItemKey(table.id, pk, sk);
-}
 
 Status CheckKeyValue(const model::KeyElement& element, const model::AttributeValue& v,
                      bool is_partition) {
@@ -39,6 +31,19 @@ Status CheckKeyValue(const model::KeyElement& element, const model::AttributeVal
 
 }  // namespace
 
+std::string EncodedKey(const model::TableDescriptor& table, const model::Item& item) {
+  const model::AttributeValue& pk = item.at(table.key.hash.name);
+  const model::AttributeValue* sk = table.key.range ? &item.at(table.key.range->name) : nullptr;
+  return storage::ItemKey(table.id, pk, sk);
+}
+
+model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item) {
+  model::Item key;
+  key.emplace(table.key.hash.name, item.at(table.key.hash.name));
+  if (table.key.range) key.emplace(table.key.range->name, item.at(table.key.range->name));
+  return key;
+}
+
 Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& item) {
   for (int i = 0; i < 2; ++i) {
     const model::KeyElement* element = i == 0 ? &table.key.hash
@@ -55,7 +60,7 @@ Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& i
                                " expected: " + model::TypeName(element->type) +
                                " actual: " + model::TypeName(it->second.type()));
     }
-    if (Status s = CheckKeyValue(*element, it->second, i == 0); !s) return s;
+    RETURN_IF_ERROR(CheckKeyValue(*element, it->second, i == 0));
   }
   return Status::Ok();
 }
@@ -70,20 +75,14 @@ Status ValidateKey(const model::TableDescriptor& table, const model::Item& key) 
       (table.key.range && !matches(*table.key.range))) {
     return Error::Validation("The provided key element does not match the schema");
   }
-  if (Status s = CheckKeyValue(table.key.hash, key.at(table.key.hash.name), true); !s) return s;
+  RETURN_IF_ERROR(CheckKeyValue(table.key.hash, key.at(table.key.hash.name), true));
   if (table.key.range) {
-    if (Status s = CheckKeyValue(*table.key.range, key.at(table.key.range->name), false); !s) {
-      return s;
-    }
+    RETURN_IF_ERROR(CheckKeyValue(*table.key.range, key.at(table.key.range->name), false));
   }
   return Status::Ok();
 }
 
-std::mutex& ItemOps::LockFor(const std::string& key) {
-  return locks_[std::hash<std::string>{}(key) % kLockStripes];
-}
-
-Result<ReadOutcome> ItemOps::Read(const std::string& key) {
+Result<ReadOutcome> ItemOps::ReadLocked(const std::string& key) {
   auto raw = store_.GetItem(key);
   if (!raw) return std::move(raw).error();
   ReadOutcome out;
@@ -95,41 +94,92 @@ Result<ReadOutcome> ItemOps::Read(const std::string& key) {
   return out;
 }
 
-Result<WriteOutcome> ItemOps::Put(const model::TableDescriptor& table, const model::Item& item) {
+Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,
+                                          const expr::Condition* condition, WriteOutcome* out) {
+  ASSIGN_OR_RETURN(old, ReadLocked(encoded_key));
+  out->old_size = old.size;
+  if (condition && !condition->Evaluate(old.item ? *old.item : model::Item())) {
+    out->old_item = std::move(old.item);
+    out->condition_failed = true;
+  }
+  return old;
+}
+
+void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                     const std::string& encoded_key, const model::Item& item, size_t item_size,
+                     const ReadOutcome& old) {
+  batch.PutItem(encoded_key, storage::EncodeItem(item));
+  batch.AddStats(table.id, old.item ? 0 : 1,
+                 static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
+}
+
+void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                        const std::string& encoded_key, const ReadOutcome& old) {
+  if (!old.item) return;
+  batch.DeleteItem(encoded_key);
+  batch.AddStats(table.id, -1, -static_cast<int64_t>(old.size));
+}
+
+Result<model::Item> ItemOps::Updated(const model::Item& key, const ReadOutcome& old,
+                                     const expr::Update* update) {
+  model::Item item = old.item ? *old.item : key;
+  if (update) RETURN_IF_ERROR(update->Apply(&item));
+  if (model::ItemSize(item) > model::kMaxItemBytes) {
+    return Error::Validation("Item size to update has exceeded the maximum allowed size");
+  }
+  return item;
+}
+
+Result<WriteOutcome> ItemOps::Put(const model::TableDescriptor& table, const model::Item& item,
+                                  const expr::Condition* condition) {
   std::string key = EncodedKey(table, item);
-  std::string value = storage::EncodeItem(item);
-  std::lock_guard<std::mutex> lock(LockFor(key));
-  auto old = Read(key);
-  if (!old) return std::move(old).error();
+  std::lock_guard<std::mutex> lock(locks_.For(key));
   WriteOutcome out;
-  out.old_item = std::move(old->item);
-  out.old_size = old->size;
+  ASSIGN_OR_RETURN(old, ReadAndCheck(key, condition, &out));
+  if (out.condition_failed) return out;
   out.new_size = model::ItemSize(item);
   storage::WriteBatch batch(store_);
-  batch.PutItem(key, value);
-  batch.AddStats(table.id, out.old_item ? 0 : 1,
-                 static_cast<int64_t>(out.new_size) - static_cast<int64_t>(out.old_size));
-  if (Status s = store_.Write(batch); !s) return std::move(s).error();
+  AddPut(batch, table, key, item, out.new_size, old);
+  RETURN_IF_ERROR(store_.Write(batch));
+  out.old_item = std::move(old.item);
   return out;
 }
 
 Result<ReadOutcome> ItemOps::Get(const model::TableDescriptor& table, const model::Item& key) {
-  return Read(EncodedKey(table, key));
+  return ReadLocked(EncodedKey(table, key));  // a point read needs no lock
 }
 
-Result<WriteOutcome> ItemOps::Delete(const model::TableDescriptor& table, const model::Item& key) {
+Result<WriteOutcome> ItemOps::Delete(const model::TableDescriptor& table, const model::Item& key,
+                                     const expr::Condition* condition) {
   std::string encoded = EncodedKey(table, key);
-  std::lock_guard<std::mutex> lock(LockFor(encoded));
-  auto old = Read(encoded);
-  if (!old) return std::move(old).error();
+  std::lock_guard<std::mutex> lock(locks_.For(encoded));
   WriteOutcome out;
-  out.old_item = std::move(old->item);
-  out.old_size = old->size;
-  if (!out.old_item) return out;  // nothing to delete; DynamoDB answers success
+  ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
+  if (out.condition_failed) return out;
+  if (old.item) {
+    storage::WriteBatch batch(store_);
+    AddDelete(batch, table, encoded, old);
+    RETURN_IF_ERROR(store_.Write(batch));
+  }
+  out.old_item = std::move(old.item);
+  return out;
+}
+
+Result<WriteOutcome> ItemOps::Update(const model::TableDescriptor& table, const model::Item& key,
+                                     const expr::Update* update,
+                                     const expr::Condition* condition) {
+  std::string encoded = EncodedKey(table, key);
+  std::lock_guard<std::mutex> lock(locks_.For(encoded));
+  WriteOutcome out;
+  ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
+  if (out.condition_failed) return out;
+  ASSIGN_OR_RETURN(item, Updated(key, old, update));
+  out.new_size = model::ItemSize(item);
   storage::WriteBatch batch(store_);
-  batch.DeleteItem(encoded);
-  batch.AddStats(table.id, -1, -static_cast<int64_t>(out.old_size));
-  if (Status s = store_.Write(batch); !s) return std::move(s).error();
+  AddPut(batch, table, encoded, item, out.new_size, old);
+  RETURN_IF_ERROR(store_.Write(batch));
+  out.old_item = std::move(old.item);
+  out.new_item = std::move(item);
   return out;
 }
 

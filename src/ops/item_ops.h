@@ -1,20 +1,21 @@
-// ItemOps: PutItem, GetItem and DeleteItem against one table.
+// ItemOps: single-item reads and writes (PutItem, GetItem, DeleteItem, UpdateItem), and the
+// building blocks that batch writes and transactions reuse.
 //
-// Every write is read-modify-write under a per-key lock (striped mutexes), so concurrent writers
-// to one item serialize while writers to other items run in parallel. The old item is read
-// first because the write needs it: ReturnValues=ALL_OLD, the table's item count and size, and
-// (later) conditions, index and stream upkeep. The item and its companions go to RocksDB in one
-// WriteBatch.
+// Every write is read-modify-write under the key's stripe lock (KeyLocks): the old item is read
+// first because the write needs it for its condition, ReturnValues, the table's item count and
+// size, and (later) index, expiry and stream upkeep. The item and its companions go to RocksDB
+// in one WriteBatch, so a crash never separates them.
 #pragma once
 
-#include <array>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "common/result.h"
+#include "expr/condition.h"
+#include "expr/update.h"
 #include "model/attribute_value.h"
 #include "model/table.h"
+#include "ops/key_locks.h"
 #include "storage/store.h"
 
 namespace ttlstore::ops {
@@ -23,42 +24,76 @@ namespace ttlstore::ops {
 inline constexpr size_t kMaxPartitionKeyBytes = 2048;
 inline constexpr size_t kMaxSortKeyBytes = 1024;
 
-struct WriteOutcome {
-  std::optional<model::Item> old_item;  // the item before the write, if it existed
-  size_t old_size = 0;                  // DynamoDB item size of old_item (0 if none)
-  size_t new_size = 0;                  // DynamoDB item size after the write (0 for a delete)
-};
-
 struct ReadOutcome {
   std::optional<model::Item> item;
-  size_t size = 0;
+  size_t size = 0;  // DynamoDB item size (0 if absent)
+};
+
+struct WriteOutcome {
+  std::optional<model::Item> old_item;  // the item before the write, if it existed
+  size_t old_size = 0;
+  std::optional<model::Item> new_item;  // the item after the write (absent after a delete)
+  size_t new_size = 0;
+  // The condition was false: nothing was written; old_item is what it was checked against.
+  bool condition_failed = false;
 };
 
 // PutItem's check of an item's key attributes: present, of the schema's type, not empty, within
 // the size limits. Errors carry DynamoDB's messages.
 Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& item);
-// GetItem/DeleteItem's check of a Key: exactly the key attributes, of the right types.
+// GetItem/DeleteItem/UpdateItem's check of a Key: exactly the key attributes, right types.
 Status ValidateKey(const model::TableDescriptor& table, const model::Item& key);
+
+// The RocksDB key of an item (or of a Key). REQUIRES: the key attributes were validated.
+std::string EncodedKey(const model::TableDescriptor& table, const model::Item& item_or_key);
+
+// Just the key attributes of an item.
+model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item);
 
 class ItemOps {
  public:
   explicit ItemOps(storage::Store& store) : store_(store) {}
 
-  // REQUIRES: ValidateItemKey(table, item) passed and the item is within the size limit.
-  Result<WriteOutcome> Put(const model::TableDescriptor& table, const model::Item& item);
-  // REQUIRES: ValidateKey(table, key) passed.
+  // Writes `item` if `condition` (may be null) holds for the old item.
+  // REQUIRES: ValidateItemKey passed and the item is within the size limit.
+  Result<WriteOutcome> Put(const model::TableDescriptor& table, const model::Item& item,
+                           const expr::Condition* condition);
+  // REQUIRES: ValidateKey passed.
   Result<ReadOutcome> Get(const model::TableDescriptor& table, const model::Item& key);
-  // REQUIRES: ValidateKey(table, key) passed.
-  Result<WriteOutcome> Delete(const model::TableDescriptor& table, const model::Item& key);
+  // Deletes the item if `condition` (may be null) holds. Deleting a missing item succeeds.
+  Result<WriteOutcome> Delete(const model::TableDescriptor& table, const model::Item& key,
+                              const expr::Condition* condition);
+  // Applies `update` (may be null: the item is only created) to the item, or to a new item made
+  // of `key` when absent, if `condition` holds. Errors from the update (type errors, size) leave
+  // the item unchanged. REQUIRES: ValidateKey passed; the update does not touch key attributes.
+  Result<WriteOutcome> Update(const model::TableDescriptor& table, const model::Item& key,
+                              const expr::Update* update, const expr::Condition* condition);
+
+  // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
+  Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
+  // Adds the write of `item` (replacing `old`) to `batch`, with the stats delta.
+  static void AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                     const std::string& encoded_key, const model::Item& item, size_t item_size,
+                     const ReadOutcome& old);
+  static void AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                        const std::string& encoded_key, const ReadOutcome& old);
+
+  // The result of applying `update` to `old` (or to `key` when there is no old item), size
+  // checked. Shared by UpdateItem and TransactWriteItems.
+  static Result<model::Item> Updated(const model::Item& key, const ReadOutcome& old,
+                                     const expr::Update* update);
+
+  KeyLocks& locks() { return locks_; }
+  storage::Store& store() { return store_; }
 
  private:
-  // Enough stripes that two hot keys rarely share one on a many-core box; 64 bytes each.
-  static constexpr size_t kLockStripes = 1024;
-  std::mutex& LockFor(const std::string& key);
-  Result<ReadOutcome> Read(const std::string& key);
+  // Reads the item (REQUIRES: its lock is held) and checks `condition` (may be null) against it;
+  // when the condition is false, out->condition_failed is set and out->old_item holds the item.
+  Result<ReadOutcome> ReadAndCheck(const std::string& encoded_key,
+                                   const expr::Condition* condition, WriteOutcome* out);
 
   storage::Store& store_;
-  std::array<std::mutex, kLockStripes> locks_;
+  KeyLocks locks_;
 };
 
 }  // namespace ttlstore::ops

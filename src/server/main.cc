@@ -52,7 +52,8 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   ops::ItemOps items(**store);
-  api::Services services{catalog, items, clock};
+  ops::IdempotencyCache tokens(clock);
+  api::Services services{catalog, items, tokens, clock};
   server::Metrics metrics;
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {

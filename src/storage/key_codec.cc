@@ -36,6 +36,17 @@ void AppendKeyValue(std::string* out, const model::AttributeValue& value) {
   out->push_back(kTerminator);
 }
 
+void AppendKeyPrefix(std::string* out, const model::AttributeValue& prefix) {
+  for (char c : prefix.scalar()) {
+    out->push_back(c);
+    if (c == kEscape) out->push_back(kEscapedZero);
+  }
+}
+
+uint64_t SegmentStart(uint32_t segment, uint32_t total) {
+  return (uint64_t{segment} << 32) / total;
+}
+
 std::optional<model::AttributeValue> DecodeKeyValue(std::string_view* in, model::ValueType type) {
   if (type == model::ValueType::kN) {
     auto n = model::Number::DecodeOrderedKey(in);

@@ -24,6 +24,14 @@ namespace ttlstore::storage {
 // REQUIRES: value is valid for its type (N canonical).
 void AppendKeyValue(std::string* out, const model::AttributeValue& value);
 
+// Appends the encoding of an S or B value without its terminator: every key whose value starts
+// with `prefix` starts with these bytes (used for begins_with on sort keys).
+void AppendKeyPrefix(std::string* out, const model::AttributeValue& prefix);
+
+// The start of hash-range segment `segment` of `total` (parallel Scan): the first 4-byte hash
+// value it covers. Segment `total` (one past the last) is 2^32.
+uint64_t SegmentStart(uint32_t segment, uint32_t total);
+
 // Decodes one value of `type` written by AppendKeyValue at the front of `in`; advances `in`.
 std::optional<model::AttributeValue> DecodeKeyValue(std::string_view* in, model::ValueType type);
 

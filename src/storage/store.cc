@@ -145,6 +145,57 @@ Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {
   return std::optional<std::string>(value.ToString());
 }
 
+ItemIterator::~ItemIterator() = default;
+bool ItemIterator::Valid() const { return it_->Valid(); }
+void ItemIterator::Next() {
+  if (reverse_) {
+    it_->Prev();
+  } else {
+    it_->Next();
+  }
+}
+std::string_view ItemIterator::key() const { return {it_->key().data(), it_->key().size()}; }
+std::string_view ItemIterator::value() const {
+  return {it_->value().data(), it_->value().size()};
+}
+Status ItemIterator::status() const {
+  rocksdb::Status s = it_->status();
+  if (s.ok()) return Status::Ok();
+  return Error::Internal("scan failed: " + s.ToString());
+}
+
+std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string upper, bool reverse,
+                                               const std::string* start_after) const {
+  std::unique_ptr<ItemIterator> iter(new ItemIterator());
+  iter->lower_ = std::move(lower);
+  iter->upper_ = std::move(upper);
+  iter->reverse_ = reverse;
+  iter->lower_slice_ = std::make_unique<rocksdb::Slice>(iter->lower_);
+  iter->upper_slice_ = std::make_unique<rocksdb::Slice>(iter->upper_);
+  rocksdb::ReadOptions ro;
+  // Bounds let RocksDB skip whole files and stop at the range end without a comparison here.
+  ro.iterate_lower_bound = iter->lower_slice_.get();
+  ro.iterate_upper_bound = iter->upper_slice_.get();
+  iter->it_.reset(db_->NewIterator(ro, items_));
+  rocksdb::Iterator* it = iter->it_.get();
+  if (!reverse) {
+    if (start_after) {
+      it->Seek(*start_after);
+      if (it->Valid() && it->key() == rocksdb::Slice(*start_after)) it->Next();
+    } else {
+      it->SeekToFirst();
+    }
+  } else {
+    if (start_after) {
+      it->SeekForPrev(*start_after);
+      if (it->Valid() && it->key() == rocksdb::Slice(*start_after)) it->Prev();
+    } else {
+      it->SeekToLast();
+    }
+  }
+  return iter;
+}
+
 Result<std::vector<model::TableDescriptor>> Store::LoadTables() const {
   std::vector<model::TableDescriptor> tables;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_));

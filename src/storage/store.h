@@ -27,6 +27,8 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class Iterator;
+class Slice;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -72,6 +74,28 @@ class WriteBatch {
   std::unique_ptr<rocksdb::WriteBatch> batch_;
 };
 
+// Iterates the `items` family over a key range, forward or backward. Reads a consistent view
+// (an implicit snapshot taken at creation); never blocks writers.
+class ItemIterator {
+ public:
+  ~ItemIterator();
+  bool Valid() const;
+  // Moves one item in the iteration direction. REQUIRES: Valid().
+  void Next();
+  std::string_view key() const;
+  std::string_view value() const;
+  // Not ok if iteration stopped on an I/O error rather than at the end of the range.
+  Status status() const;
+
+ private:
+  friend class Store;
+  ItemIterator() = default;
+  std::string lower_, upper_;
+  std::unique_ptr<rocksdb::Slice> lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  bool reverse_ = false;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at options.path.
@@ -83,6 +107,12 @@ class Store {
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
+
+  // Items with keys in [lower, upper), in key order (or reverse order). With `start_after`, the
+  // iteration begins just past that key in the iteration direction (DynamoDB's
+  // ExclusiveStartKey), whether or not an item exists under it.
+  std::unique_ptr<ItemIterator> ScanItems(std::string lower, std::string upper, bool reverse,
+                                          const std::string* start_after) const;
 
   Result<std::vector<model::TableDescriptor>> LoadTables() const;
   // Allocates a table id never used before in this data dir (persisted at once).

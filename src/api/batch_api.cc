@@ -1,0 +1,207 @@
+// BatchGetItem and BatchWriteItem. ttlstore processes every request item at once, so
+// UnprocessedKeys / UnprocessedItems are always empty (a valid answer: the service returns what
+// it could not process, and here that is nothing).
+#include <set>
+
+#include "api/expression_params.h"
+#include "api/handlers.h"
+#include "api/item_common.h"
+#include "api/legacy.h"
+#include "model/item_size.h"
+#include "ops/capacity.h"
+#include "ops/item_ops.h"
+#include "ops/multi_item_ops.h"
+
+namespace ttlstore::api {
+namespace {
+
+// DynamoDB limits: 100 keys per BatchGetItem, 25 writes per BatchWriteItem.
+constexpr size_t kMaxBatchGetKeys = 100;
+constexpr size_t kMaxBatchWrites = 25;
+
+Result<const rapidjson::Value*> RequestItems(const rapidjson::Value& req, const char* op) {
+  ASSIGN_OR_RETURN(items, OptObject(req, "RequestItems"));
+  // The service answers an empty map as it answers a missing one (SDKs may drop either).
+  if (!items || items->ObjectEmpty()) {
+    return Error::Validation(std::string("The requestItems parameter is required for ") + op);
+  }
+  return items;
+}
+
+std::string Name(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+Error Duplicates() { return Error::Validation("Provided list of item keys contains duplicates"); }
+
+struct TableGets {
+  ops::TablePtr table;
+  std::vector<model::Item> keys;
+  std::optional<expr::Projection> projection;
+  bool consistent = false;
+};
+
+}  // namespace
+
+Result<std::string> BatchGetItem(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
+  Constraints c;
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(items, RequestItems(req, "BatchGetItem"));
+  size_t total = 0;
+  for (const auto& t : items->GetObject()) {
+    ASSIGN_OR_RETURN(keys, OptArray(t.value, "Keys"));
+    if (keys && keys->Size() > kMaxBatchGetKeys) {
+      return Error::Validation("1 validation error detected: Value at 'RequestItems." +
+                               Name(t.name) +
+                               ".member.Keys' failed to satisfy constraint: Member must have "
+                               "length less than or equal to 100");
+    }
+    total += keys ? keys->Size() : 0;
+  }
+  if (total > kMaxBatchGetKeys) {
+    return Error::Validation("Too many items requested for the BatchGetItem call");
+  }
+  std::vector<TableGets> gets;
+  for (const auto& t : items->GetObject()) {
+    TableGets g;
+    const rapidjson::Value& spec = t.value;
+    ASSIGN_OR_RETURN(keys, OptArray(spec, "Keys"));
+    if (!keys || keys->Empty()) {
+      return Error::Validation("1 validation error detected: Value '[]' at 'requestItems." +
+                               Name(t.name) +
+                               ".member.keys' failed to satisfy constraint: Member must have "
+                               "length greater than or equal to 1");
+    }
+    RETURN_IF_ERROR(CheckNoMixing(spec, {"AttributesToGet"}, {"ProjectionExpression"}));
+    ASSIGN_OR_RETURN(ph, DecodePlaceholders(spec));
+    ASSIGN_OR_RETURN(projection, ParseProjection(spec, ph));
+    RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
+    g.projection = std::move(projection);
+    ASSIGN_OR_RETURN(consistent, OptBool(spec, "ConsistentRead"));
+    g.consistent = consistent.value_or(false);
+    ASSIGN_OR_RETURN(table, s.catalog.Get(Name(t.name)));
+    g.table = std::move(table);
+    std::set<std::string> seen;
+    for (const auto& k : keys->GetArray()) {
+      ASSIGN_OR_RETURN(key, DecodeItem(k));
+      RETURN_IF_ERROR(ops::ValidateKey(*g.table, key));
+      if (!seen.insert(ops::EncodedKey(*g.table, key)).second) return Duplicates();
+      g.keys.push_back(std::move(key));
+    }
+    gets.push_back(std::move(g));
+  }
+
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  std::map<std::string, double> units;
+  w.StartObject();
+  w.Key("Responses");
+  w.StartObject();
+  for (const auto& g : gets) {
+    WriteString(w, g.table->name);
+    w.StartArray();
+    double& u = units[g.table->name];
+    for (const auto& key : g.keys) {
+      ASSIGN_OR_RETURN(outcome, s.items.Get(*g.table, key));
+      u += ops::ReadCapacityUnits(outcome.size, g.consistent);
+      if (outcome.item) WriteItem(w, g.projection ? g.projection->Apply(*outcome.item) : *outcome.item);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("UnprocessedKeys");
+  w.StartObject();
+  w.EndObject();
+  WriteCapacityList(w, capacity, units);
+  w.EndObject();
+  return Finish(buf);
+}
+
+Result<std::string> BatchWriteItem(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
+  ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
+  Constraints c;
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(items, RequestItems(req, "BatchWriteItem"));
+  size_t total = 0;
+  for (const auto& t : items->GetObject()) {
+    if (!t.value.IsArray()) return Error::Serialization("Unexpected field type");
+    if (t.value.Size() > kMaxBatchWrites || t.value.Empty()) {
+      // The service prints the offending map entry as its Java objects.
+      std::string dump;
+      for (rapidjson::SizeType i = 0; i < t.value.Size(); ++i) {
+        dump += std::string(i ? ", " : "") + "WriteRequest(...)";
+      }
+      return Error::Validation(
+          "1 validation error detected: Value '{" + Name(t.name) + "=[" + dump +
+          "]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+          "constraint: [Member must have length less than or equal to 25, Member must have "
+          "length greater than or equal to 1]");
+    }
+    total += t.value.Size();
+  }
+  if (total > kMaxBatchWrites) {
+    return Error::Validation("Too many items requested for the BatchWriteItem call");
+  }
+  std::vector<ops::BatchWrite> writes;
+  std::set<std::string> seen;
+  std::map<std::string, double> units;
+  for (const auto& t : items->GetObject()) {
+    ASSIGN_OR_RETURN(table, s.catalog.Get(Name(t.name)));
+    for (const auto& request : t.value.GetArray()) {
+      ASSIGN_OR_RETURN(put, OptObject(request, "PutRequest"));
+      ASSIGN_OR_RETURN(del, OptObject(request, "DeleteRequest"));
+      if ((put != nullptr) == (del != nullptr)) {
+        return Error::Validation(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+            "the supported datatypes");
+      }
+      ops::BatchWrite write;
+      write.table = table;
+      write.is_put = put != nullptr;
+      if (put) {
+        ASSIGN_OR_RETURN(item_json, OptObject(*put, "Item"));
+        if (!item_json) {
+          return Error::Validation("1 validation error detected: Value null at "
+                                   "'requestItems." + Name(t.name) +
+                                   ".member.putRequest.item' failed to satisfy constraint: "
+                                   "Member must not be null");
+        }
+        ASSIGN_OR_RETURN(item, DecodeItem(*item_json));
+        if (model::ItemSize(item) > model::kMaxItemBytes) {
+          return Error::Validation("Item size has exceeded the maximum allowed size");
+        }
+        RETURN_IF_ERROR(ops::ValidateItemKey(*table, item));
+        write.item = std::move(item);
+      } else {
+        ASSIGN_OR_RETURN(key_json, OptObject(*del, "Key"));
+        if (!key_json) {
+          return Error::Validation("1 validation error detected: Value null at "
+                                   "'requestItems." + Name(t.name) +
+                                   ".member.deleteRequest.key' failed to satisfy constraint: "
+                                   "Member must not be null");
+        }
+        ASSIGN_OR_RETURN(key, DecodeItem(*key_json));
+        RETURN_IF_ERROR(ops::ValidateKey(*table, key));
+        write.item = std::move(key);
+      }
+      if (!seen.insert(ops::EncodedKey(*table, write.item)).second) return Duplicates();
+      units[table->name] += ops::WriteCapacityUnits(write.is_put ? model::ItemSize(write.item) : 0);
+      writes.push_back(std::move(write));
+    }
+  }
+  RETURN_IF_ERROR(ops::WriteBatchItems(s.items, writes));
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("UnprocessedItems");
+  w.StartObject();
+  w.EndObject();
+  WriteCapacityList(w, capacity, units);
+  w.EndObject();
+  return Finish(buf);
+}
+
+}  // namespace ttlstore::api

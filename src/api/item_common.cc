@@ -1,0 +1,166 @@
+#include "api/item_common.h"
+
+#include "api/legacy.h"
+
+namespace ttlstore::api {
+
+std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
+
+Result<ItemRequest> ParseHead(const rapidjson::Value& req, const char* item_field,
+                              const char* item_path, Constraints& c) {
+  ItemRequest r;
+  ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
+  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
+  if (item_field) {
+    ASSIGN_OR_RETURN(item, OptObject(req, item_field));
+    c.NotNull(item_path, item != nullptr);
+  }
+  c.NotNull("tableName", name.has_value());
+  c.TableName("tableName", name, 1);
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  if (!c.ok()) return c.ToError();
+  r.table_name = std::move(*name);
+  r.return_capacity = capacity;
+  return r;
+}
+
+Status Resolve(const Services& s, ItemRequest& r) {
+  ASSIGN_OR_RETURN(table, s.catalog.Get(r.table_name));
+  r.table = std::move(table);
+  return Status::Ok();
+}
+
+Status CheckNoMixing(const rapidjson::Value& req, std::initializer_list<const char*> legacy,
+                     std::initializer_list<const char*> modern) {
+  std::string old_names, new_names;
+  for (const char* f : legacy) {
+    if (Field(req, f)) old_names += (old_names.empty() ? "" : ", ") + std::string(f);
+  }
+  for (const char* f : modern) {
+    if (Field(req, f)) new_names += (new_names.empty() ? "" : ", ") + std::string(f);
+  }
+  if (old_names.empty() || new_names.empty()) return Status::Ok();
+  return Error::Validation(
+      "Can not use both expression and non-expression parameters in the same request: "
+      "Non-expression parameters: {" +
+      old_names + "} Expression parameters: {" + new_names + "}");
+}
+
+Result<std::optional<expr::Condition>> ParseCondition(const rapidjson::Value& req,
+                                                      const char* field, expr::Placeholders& ph) {
+  ASSIGN_OR_RETURN(text, OptString(req, field));
+  if (!text) return std::optional<expr::Condition>();
+  ASSIGN_OR_RETURN(condition, expr::Condition::Parse(*text, field, ph));
+  return std::optional<expr::Condition>(std::move(condition));
+}
+
+Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& req,
+                                                       expr::Placeholders& ph) {
+  ASSIGN_OR_RETURN(text, OptString(req, "ProjectionExpression"));
+  if (text) {
+    ASSIGN_OR_RETURN(p, expr::Projection::Parse(*text, ph.names, &ph.used_names));
+    return std::optional<expr::Projection>(std::move(p));
+  }
+  ASSIGN_OR_RETURN(legacy, LegacyProjection(req));
+  return legacy;
+}
+
+void WriteCapacity(JsonWriter& w, const ItemRequest& r, double units) {
+  if (!r.return_capacity || *r.return_capacity == "NONE") return;
+  w.Key("ConsumedCapacity");
+  w.StartObject();
+  w.Key("TableName");
+  WriteString(w, r.table->name);
+  w.Key("CapacityUnits");
+  w.Double(units);
+  if (*r.return_capacity == "INDEXES") {
+    w.Key("Table");
+    w.StartObject();
+    w.Key("CapacityUnits");
+    w.Double(units);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
+                       const std::map<std::string, double>& units) {
+  if (!mode || *mode == "NONE" || units.empty()) return;
+  w.Key("ConsumedCapacity");
+  w.StartArray();
+  for (const auto& [table, u] : units) {
+    w.StartObject();
+    w.Key("TableName");
+    WriteString(w, table);
+    w.Key("CapacityUnits");
+    w.Double(u);
+    if (*mode == "INDEXES") {
+      w.Key("Table");
+      w.StartObject();
+      w.Key("CapacityUnits");
+      w.Double(u);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+model::Item AtPaths(const model::Item& item, const std::vector<expr::Path>& paths) {
+  std::map<std::string, std::string> names;
+  std::string text;
+  for (const auto& path : paths) {
+    std::string p;
+    for (const auto& e : path) {
+      if (e.is_index()) {
+        p += "[" + std::to_string(e.index) + "]";
+      } else {
+        std::string token = "#p" + std::to_string(names.size());
+        names.emplace(token, e.name);
+        p += (p.empty() ? "" : ".") + token;
+      }
+    }
+    text += (text.empty() ? "" : ", ") + p;
+  }
+  std::set<std::string> used;
+  auto projection = expr::Projection::Parse(text, names, &used);
+  return projection ? projection->Apply(item) : model::Item();
+}
+
+Error ConditionFailed(const std::optional<model::Item>& old_item, bool return_old) {
+  Error e(ErrorCode::kConditionalCheckFailed, "The conditional request failed");
+  if (!return_old || !old_item) return e;
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  WriteItem(w, *old_item);
+  return std::move(e).WithExtraJson("\"Item\":" + Finish(buf));
+}
+
+Error TransactionCancelled(const std::vector<ops::CancellationReason>& reasons) {
+  std::string codes;
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartArray();
+  for (const auto& r : reasons) {
+    codes += (codes.empty() ? "" : ", ") + r.code;
+    w.StartObject();
+    if (r.item) {
+      w.Key("Item");
+      WriteItem(w, *r.item);
+    }
+    w.Key("Code");
+    WriteString(w, r.code);
+    if (!r.message.empty()) {
+      w.Key("Message");
+      WriteString(w, r.message);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  return Error(ErrorCode::kTransactionCanceled,
+               "Transaction cancelled, please refer cancellation reasons for specific reasons [" +
+                   codes + "]")
+      .WithExtraJson("\"CancellationReasons\":" + Finish(buf));
+}
+
+}  // namespace ttlstore::api

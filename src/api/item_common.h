@@ -1,0 +1,72 @@
+// What the item handlers (PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches,
+// transactions) share: the request head (table name, ReturnConsumedCapacity), parsing of their
+// expressions, and rendering of consumed capacity, ReturnValues and condition failures.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+#include <string>
+
+#include "api/dispatch.h"
+#include "api/json_value.h"
+#include "api/request.h"
+#include "expr/condition.h"
+#include "expr/placeholders.h"
+#include "expr/projection.h"
+#include "ops/multi_item_ops.h"
+#include "ops/table_ops.h"
+
+namespace ttlstore::api {
+
+// ReturnValues as the service lists its enum.
+inline constexpr auto kReturnValuesEnum = {"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE",
+                                           "UPDATED_NEW"};
+
+struct ItemRequest {
+  std::string table_name;
+  ops::TablePtr table;  // set by Resolve()
+  std::optional<std::string> return_capacity;  // NONE | TOTAL | INDEXES
+};
+
+// Checks TableName, ReturnConsumedCapacity and that `item_field` (if given) is present, adding
+// constraint errors to `c`; returns them if any. The table is not looked up yet: the service
+// checks the request's shape and values before the table's existence.
+Result<ItemRequest> ParseHead(const rapidjson::Value& req, const char* item_field,
+                              const char* item_path, Constraints& c);
+// Looks the table up: ResourceNotFoundException "Requested resource not found".
+Status Resolve(const Services& s, ItemRequest& r);
+
+// "Can not use both expression and non-expression parameters in the same request: ..." when
+// `req` mixes any of `legacy` with any of `modern`.
+Status CheckNoMixing(const rapidjson::Value& req, std::initializer_list<const char*> legacy,
+                     std::initializer_list<const char*> modern);
+
+// Parses the optional condition-like expression `field` (ConditionExpression, FilterExpression).
+Result<std::optional<expr::Condition>> ParseCondition(const rapidjson::Value& req,
+                                                       const char* field, expr::Placeholders& ph);
+// Parses ProjectionExpression, or the legacy AttributesToGet.
+Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& req,
+                                                        expr::Placeholders& ph);
+
+// Writes "ConsumedCapacity" for one table if the request asked for it.
+void WriteCapacity(JsonWriter& w, const ItemRequest& r, double units);
+// Writes "ConsumedCapacity" as a list with one entry per table (batches, transactions, PartiQL),
+// if `mode` asks for it.
+void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
+                       const std::map<std::string, double>& units);
+
+// The parts of `item` at `paths` (UpdateItem's UPDATED_OLD / UPDATED_NEW, PartiQL's RETURNING
+// MODIFIED), through the projection engine so nesting and list indexes behave alike.
+model::Item AtPaths(const model::Item& item, const std::vector<expr::Path>& paths);
+
+// ConditionalCheckFailedException, carrying the old item when
+// ReturnValuesOnConditionCheckFailure is ALL_OLD.
+Error ConditionFailed(const std::optional<model::Item>& old_item, bool return_old);
+
+// TransactionCanceledException with one CancellationReason per action, in request order.
+Error TransactionCancelled(const std::vector<ops::CancellationReason>& reasons);
+
+std::string Finish(const rapidjson::StringBuffer& buf);
+
+}  // namespace ttlstore::api

@@ -1,0 +1,237 @@
+// TransactWriteItems and TransactGetItems: all-or-nothing over up to 100 items. A failed
+// condition (or a per-action validation error) cancels the whole transaction with one
+// CancellationReason per action, in request order.
+#include <set>
+
+#include "api/expression_params.h"
+#include "api/handlers.h"
+#include "api/item_common.h"
+#include "model/item_size.h"
+#include "ops/capacity.h"
+#include "ops/item_ops.h"
+#include "ops/multi_item_ops.h"
+
+namespace ttlstore::api {
+namespace {
+
+// DynamoDB limits: 100 actions and 4 MB of items per transaction.
+constexpr size_t kMaxTransactItems = 100;
+constexpr size_t kMaxTransactBytes = 4u << 20;
+
+Result<const rapidjson::Value*> TransactItems(const rapidjson::Value& req, const char* element) {
+  ASSIGN_OR_RETURN(items, OptArray(req, "TransactItems"));
+  if (!items) {
+    return Error::Validation(
+        "1 validation error detected: Value null at 'transactItems' failed to satisfy "
+        "constraint: Member must not be null");
+  }
+  if (items->Empty()) {
+    return Error::Validation(
+        "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
+        "constraint: Member must have length greater than or equal to 1");
+  }
+  if (items->Size() > kMaxTransactItems) {
+    return Error::Validation("1 validation error detected: Value '[" + std::string(element) +
+                             "(...) x " + std::to_string(items->Size()) +
+                             "]' at 'transactItems' failed to satisfy constraint: Member must "
+                             "have length less than or equal to 100");
+  }
+  return items;
+}
+
+// One action's TableName, resolved.
+Result<ops::TablePtr> ActionTable(const Services& s, const rapidjson::Value& spec) {
+  ASSIGN_OR_RETURN(name, OptString(spec, "TableName"));
+  Constraints c;
+  c.NotNull("tableName", name.has_value());
+  c.TableName("tableName", name, 1);
+  if (!c.ok()) return c.ToError();
+  return s.catalog.Get(*name);
+}
+
+}  // namespace
+
+Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
+  ASSIGN_OR_RETURN(token, OptString(req, "ClientRequestToken"));
+  Constraints c;
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  c.Length("clientRequestToken", token, 1, 36);
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(items, TransactItems(req, "TransactWriteItem"));
+
+  std::vector<ops::TransactAction> actions;
+  std::vector<ops::CancellationReason> invalid(items->Size(), {"None", "", std::nullopt});
+  bool any_invalid = false;
+  std::set<std::string> seen;
+  std::map<std::string, double> units;
+  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+    const rapidjson::Value& entry = (*items)[i];
+    using Kind = ops::TransactAction::Kind;
+    static const std::pair<const char*, Kind> kKinds[] = {{"Put", Kind::kPut},
+                                                          {"Update", Kind::kUpdate},
+                                                          {"Delete", Kind::kDelete},
+                                                          {"ConditionCheck", Kind::kConditionCheck}};
+    const rapidjson::Value* spec = nullptr;
+    ops::TransactAction a;
+    int kinds = 0;
+    for (const auto& [name, kind] : kKinds) {
+      if (const rapidjson::Value* v = Field(entry, name)) {
+        spec = v;
+        a.kind = kind;
+        ++kinds;
+      }
+    }
+    if (kinds != 1) {
+      return Error::Validation(
+          "TransactItems can only contain one of Check, Put, Update or Delete");
+    }
+    ASSIGN_OR_RETURN(table, ActionTable(s, *spec));
+    a.table = table;
+    ASSIGN_OR_RETURN(ph, DecodePlaceholders(*spec));
+    ASSIGN_OR_RETURN(condition, ParseCondition(*spec, "ConditionExpression", ph));
+    if (a.kind == Kind::kConditionCheck && !condition) {
+      return Error::Validation("The ConditionExpression parameter is required for ConditionCheck");
+    }
+    a.condition = std::move(condition);
+    if (a.kind == Kind::kUpdate) {
+      ASSIGN_OR_RETURN(text, OptString(*spec, "UpdateExpression"));
+      if (!text) {
+        return Error::Validation(
+            "1 validation error detected: Value null at 'transactItems." + std::to_string(i + 1) +
+            ".member.update.updateExpression' failed to satisfy constraint: Member must not be "
+            "null");
+      }
+      ASSIGN_OR_RETURN(update, expr::Update::Parse(*text, ph));
+      a.update = std::move(update);
+    }
+    RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
+    ASSIGN_OR_RETURN(on_failure, OptString(*spec, "ReturnValuesOnConditionCheckFailure"));
+    a.return_old_on_failure = on_failure == "ALL_OLD";
+    const char* item_field = a.kind == Kind::kPut ? "Item" : "Key";
+    ASSIGN_OR_RETURN(item_json, OptObject(*spec, item_field));
+    if (item_json) {
+      ASSIGN_OR_RETURN(item, DecodeItem(*item_json));
+      a.item = std::move(item);
+    }
+    // Key problems cancel the transaction rather than fail the request, as the service does.
+    Status key_ok = a.kind == Kind::kPut ? ops::ValidateItemKey(*table, a.item)
+                                         : ops::ValidateKey(*table, a.item);
+    if (key_ok && a.kind == Kind::kPut && model::ItemSize(a.item) > model::kMaxItemBytes) {
+      key_ok = Error::Validation("Item size has exceeded the maximum allowed size");
+    }
+    if (key_ok && a.update) {
+      for (const auto& path : a.update->TargetPaths()) {
+        const std::string& top = path.front().name;
+        if (top == table->key.hash.name || (table->key.range && top == table->key.range->name)) {
+          key_ok = Error::Validation("One or more parameter values were invalid: Cannot update "
+                                     "attribute " + top + ". This attribute is part of the key");
+        }
+      }
+    }
+    if (!key_ok) {
+      invalid[i] = {"ValidationError", key_ok.error().message(), std::nullopt};
+      any_invalid = true;
+      actions.push_back(std::move(a));
+      continue;
+    }
+    if (!seen.insert(ops::EncodedKey(*table, a.item)).second) {
+      return Error::Validation("Transaction request cannot include multiple operations on one item");
+    }
+    units[table->name] += 2 * ops::WriteCapacityUnits(model::ItemSize(a.item));
+    actions.push_back(std::move(a));
+  }
+  if (any_invalid) return TransactionCancelled(invalid);
+  size_t total_bytes = 0;
+  for (const auto& a : actions) total_bytes += model::ItemSize(a.item);
+  if (total_bytes > kMaxTransactBytes) {
+    return Error::Validation(
+        "Collection size of items exceeded, which can also be caused by the aggregate size of the "
+        "items in the transaction exceeding the 4MB limit");
+  }
+
+  // A token seen before with the same request answers as the first time, without writing again.
+  std::string fingerprint;
+  std::optional<ops::TokenGuard> reservation;  // abandoned on any early return
+  if (token) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    Field(req, "TransactItems")->Accept(w);
+    fingerprint = Finish(buf);
+    ASSIGN_OR_RETURN(cached, s.tokens.Begin(*token, fingerprint));
+    if (cached) return std::move(*cached);
+    reservation.emplace(s.tokens, *token);
+  }
+  ASSIGN_OR_RETURN(outcome, ops::TransactWrite(s.items, actions));
+  if (outcome.cancelled) return TransactionCancelled(outcome.reasons);
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteCapacityList(w, capacity, units);
+  w.EndObject();
+  std::string response = Finish(buf);
+  if (reservation) reservation->Complete(response);
+  return response;
+}
+
+Result<std::string> TransactGetItems(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
+  Constraints c;
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(items, TransactItems(req, "TransactGetItem"));
+  std::vector<ops::TransactGet> gets;
+  std::vector<std::optional<expr::Projection>> projections;
+  std::vector<ops::CancellationReason> invalid(items->Size(), {"None", "", std::nullopt});
+  bool any_invalid = false;
+  std::set<std::string> seen;
+  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+    const rapidjson::Value* spec = Field((*items)[i], "Get");
+    if (!spec) {
+      return Error::Validation(
+          "1 validation error detected: Value null at 'transactItems." + std::to_string(i + 1) +
+          ".member.get' failed to satisfy constraint: Member must not be null");
+    }
+    ASSIGN_OR_RETURN(table, ActionTable(s, *spec));
+    ASSIGN_OR_RETURN(ph, DecodePlaceholders(*spec));
+    ASSIGN_OR_RETURN(projection, ParseProjection(*spec, ph));
+    RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
+    ops::TransactGet g{table, {}};
+    ASSIGN_OR_RETURN(key_json, OptObject(*spec, "Key"));
+    if (key_json) {
+      ASSIGN_OR_RETURN(key, DecodeItem(*key_json));
+      g.key = std::move(key);
+    }
+    if (Status ok = ops::ValidateKey(*table, g.key); !ok) {
+      invalid[i] = {"ValidationError", ok.error().message(), std::nullopt};
+      any_invalid = true;
+    } else if (!seen.insert(ops::EncodedKey(*table, g.key)).second) {
+      return Error::Validation("Transaction request cannot include multiple operations on one item");
+    }
+    gets.push_back(std::move(g));
+    projections.push_back(std::move(projection));
+  }
+  if (any_invalid) return TransactionCancelled(invalid);
+  ASSIGN_OR_RETURN(outcomes, ops::TransactRead(s.items, gets));
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  std::map<std::string, double> units;
+  w.StartObject();
+  w.Key("Responses");
+  w.StartArray();
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    units[gets[i].table->name] += 2 * ops::ReadCapacityUnits(outcomes[i].size, true);
+    w.StartObject();
+    if (outcomes[i].item) {
+      w.Key("Item");
+      WriteItem(w, projections[i] ? projections[i]->Apply(*outcomes[i].item) : *outcomes[i].item);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteCapacityList(w, capacity, units);
+  w.EndObject();
+  return Finish(buf);
+}
+
+}  // namespace ttlstore::api

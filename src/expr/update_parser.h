@@ -1,0 +1,34 @@
+// Syntax of UpdateExpression (DynamoDB developer guide, "Update expressions"):
+//   update   := clause { clause }
+//   clause   := SET set {, set} | REMOVE path {, path} | ADD path :v {, path :v}
+//             | DELETE path :v {, path :v}
+//   set      := path = ( arith ) | path = arith
+//   arith    := oper [ (+ | -) oper ]
+//   oper     := ( operand ) | operand
+//   operand  := :value | name ( oper {, oper} ) | path
+// Unlike conditions, update paths cannot be parenthesised, and only one level of parentheses is
+// allowed around an operand and one around the whole value, as in the service's grammar.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "expr/ast.h"
+#include "expr/lexer.h"
+
+namespace ttlstore::expr {
+
+struct ParsedUpdate {
+  std::vector<UpdateAction> actions;  // in expression order
+  // The first clause keyword used a second time ("SET"), reported after parsing.
+  std::optional<std::string> repeated_clause;
+};
+
+Result<ParsedUpdate> ParseUpdateSyntax(const TokenStream& ts);
+
+// True if token i is one of the update grammar's keywords (SET REMOVE ADD DELETE).
+bool IsUpdateKeyword(const TokenStream& ts, size_t i);
+
+}  // namespace ttlstore::expr

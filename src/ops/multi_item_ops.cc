@@ -1,0 +1,151 @@
+#include "ops/multi_item_ops.h"
+
+#include "model/item_size.h"
+
+namespace ttlstore::ops {
+namespace {
+
+using Kind = TransactAction::Kind;
+
+constexpr char kConditionFailed[] = "The conditional request failed";
+
+// The reads every multi-item write starts with, under the locks.
+Result<std::vector<ReadOutcome>> ReadAll(ItemOps& ops, const std::vector<std::string>& keys) {
+  std::vector<ReadOutcome> olds;
+  olds.reserve(keys.size());
+  for (const auto& k : keys) {
+    ASSIGN_OR_RETURN(old, ops.ReadLocked(k));
+    olds.push_back(std::move(old));
+  }
+  return olds;
+}
+
+}  // namespace
+
+Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes) {
+  std::vector<std::string> keys;
+  for (const auto& w : writes) keys.push_back(EncodedKey(*w.table, w.item));
+  KeyLocks::Guard guard(ops.locks(), keys);
+  ASSIGN_OR_RETURN(olds, ReadAll(ops, keys));
+  storage::WriteBatch batch(ops.store());
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (writes[i].is_put) {
+      ItemOps::AddPut(batch, *writes[i].table, keys[i], writes[i].item,
+                      model::ItemSize(writes[i].item), olds[i]);
+    } else {
+      ItemOps::AddDelete(batch, *writes[i].table, keys[i], olds[i]);
+    }
+  }
+  return ops.store().Write(batch);
+}
+
+Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions) {
+  std::vector<std::string> keys;
+  for (const auto& a : actions) keys.push_back(EncodedKey(*a.table, a.item));
+  KeyLocks::Guard guard(ops.locks(), keys);
+  ASSIGN_OR_RETURN(olds, ReadAll(ops, keys));
+
+  // Decide every action before writing anything; one failure cancels them all.
+  TransactOutcome outcome;
+  outcome.reasons.resize(actions.size(), CancellationReason{"None", "", std::nullopt});
+  std::vector<std::optional<model::Item>> updated(actions.size());
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const TransactAction& a = actions[i];
+    const model::Item empty;
+    const model::Item& old = olds[i].item ? *olds[i].item : empty;
+    if (a.condition && !a.condition->Evaluate(old)) {
+      outcome.cancelled = true;
+      outcome.reasons[i] = {"ConditionalCheckFailed", kConditionFailed, std::nullopt};
+      if (a.return_old_on_failure && olds[i].item) outcome.reasons[i].item = olds[i].item;
+      continue;
+    }
+    if (a.kind == Kind::kUpdate) {
+      auto item = ItemOps::Updated(a.item, olds[i], a.update ? &*a.update : nullptr);
+      if (!item) {
+        outcome.cancelled = true;
+        outcome.reasons[i] = {"ValidationError", item.error().message(), std::nullopt};
+        continue;
+      }
+      updated[i] = std::move(*item);
+    }
+  }
+  if (outcome.cancelled) return outcome;
+
+  storage::WriteBatch batch(ops.store());
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const TransactAction& a = actions[i];
+    switch (a.kind) {
+      case Kind::kPut:
+        ItemOps::AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
+        break;
+      case Kind::kUpdate:
+        ItemOps::AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]),
+                        olds[i]);
+        break;
+      case Kind::kDelete:
+        ItemOps::AddDelete(batch, *a.table, keys[i], olds[i]);
+        break;
+      case Kind::kConditionCheck:
+        break;
+    }
+  }
+  RETURN_IF_ERROR(ops.store().Write(batch));
+  outcome.reasons.clear();
+  return outcome;
+}
+
+Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<TransactGet>& gets) {
+  std::vector<std::string> keys;
+  for (const auto& g : gets) keys.push_back(EncodedKey(*g.table, g.key));
+  KeyLocks::Guard guard(ops.locks(), keys);
+  return ReadAll(ops, keys);
+}
+
+Result<std::optional<std::string>> IdempotencyCache::Begin(const std::string& token,
+                                                           const std::string& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t now = clock_.NowMs();
+  Expire(now);
+  auto it = entries_.find(token);
+  if (it == entries_.end()) {
+    entries_.emplace(token, Entry{request, "", now + kTtlMs, false});
+    by_expiry_.emplace_back(now + kTtlMs, token);
+    return std::optional<std::string>();
+  }
+  if (it->second.request != request) {
+    return Error(ErrorCode::kIdempotentParameterMismatch,
+                 "The request uses the same client token as a previous, but non-identical "
+                 "request.");
+  }
+  if (!it->second.done) {
+    return Error(ErrorCode::kTransactionInProgress,
+                 "The transaction with the given request token is already in progress.");
+  }
+  return std::optional<std::string>(it->second.response);
+}
+
+void IdempotencyCache::Complete(const std::string& token, std::string response) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t expires = clock_.NowMs() + kTtlMs;
+  Entry& e = entries_[token];
+  e.response = std::move(response);
+  e.done = true;
+  e.expires_ms = expires;
+  by_expiry_.emplace_back(expires, token);
+}
+
+void IdempotencyCache::Abandon(const std::string& token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.erase(token);
+}
+
+void IdempotencyCache::Expire(int64_t now_ms) {
+  while (!by_expiry_.empty() && by_expiry_.front().first <= now_ms) {
+    auto it = entries_.find(by_expiry_.front().second);
+    // A token completed later has a later expiry; keep that entry.
+    if (it != entries_.end() && it->second.expires_ms <= now_ms) entries_.erase(it);
+    by_expiry_.pop_front();
+  }
+}
+
+}  // namespace ttlstore::ops
