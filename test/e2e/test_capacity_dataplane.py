@@ -1,0 +1,97 @@
+"""ReturnConsumedCapacity on the multi-item operations, with the service's arithmetic:
+Query/Scan charge the total size read rounded up to 4 KB (halved unless ConsistentRead), batch and
+transactional operations charge each item separately (transactions twice).
+"""
+from __future__ import annotations
+
+import pytest
+
+from dataplane_util import N, S, batch_put, drop_table, make_table
+from e2e_util import unique_name
+
+PAD = "x" * 1000  # items of ~1 KB: five of them are ~5 KB, i.e. two 4 KB read units
+
+
+@pytest.fixture(scope="module")
+def tbl(ddb):
+    name = make_table(ddb, unique_name("cap"), range_key=("sk", "N"))
+    batch_put(ddb, name, [{"pk": S("a"), "sk": N(i), "d": S(PAD)} for i in range(5)])
+    yield name
+    drop_table(ddb, name)
+
+
+@pytest.fixture(scope="module")
+def wtbl(ddb):
+    """A second table for the write tests, so that the read table keeps exactly its five items."""
+    name = make_table(ddb, unique_name("capw"), range_key=("sk", "N"))
+    batch_put(ddb, name, [{"pk": S("a"), "sk": N(i), "d": S(PAD)} for i in range(5)])
+    yield name
+    drop_table(ddb, name)
+
+
+def units(out) -> float:
+    return out["ConsumedCapacity"]["CapacityUnits"]
+
+
+@pytest.mark.parametrize("consistent,expected", [(False, 1.0), (True, 2.0)])
+def test_query_and_scan_charge_the_total_read_size(ddb, tbl, consistent, expected):
+    q = dict(TableName=tbl, KeyConditionExpression="pk = :p",
+             ExpressionAttributeValues={":p": S("a")}, ConsistentRead=consistent,
+             ReturnConsumedCapacity="TOTAL")
+    out = ddb.query(**q)
+    assert out["ConsumedCapacity"] == {"TableName": tbl, "CapacityUnits": expected}
+    assert units(ddb.query(**q, Select="COUNT")) == expected
+    assert units(ddb.query(**q, FilterExpression="attribute_exists(nothing)")) == expected
+    out = ddb.scan(TableName=tbl, ConsistentRead=consistent, ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == {"TableName": tbl, "CapacityUnits": expected}
+
+
+def test_query_indexes_mode_and_none(ddb, tbl):
+    q = dict(TableName=tbl, KeyConditionExpression="pk = :p",
+             ExpressionAttributeValues={":p": S("a")})
+    out = ddb.query(**q, ReturnConsumedCapacity="INDEXES")
+    assert out["ConsumedCapacity"] == {"TableName": tbl, "CapacityUnits": 1.0,
+                                       "Table": {"CapacityUnits": 1.0}}
+    assert "ConsumedCapacity" not in ddb.query(**q, ReturnConsumedCapacity="NONE")
+    assert "ConsumedCapacity" not in ddb.query(**q)
+
+
+def test_update_item_charges_the_larger_of_old_and_new(ddb, wtbl):
+    tbl = wtbl
+    key = {"pk": S("u"), "sk": N(1)}
+    out = ddb.update_item(TableName=tbl, Key=key, UpdateExpression="SET d = :d",
+                          ExpressionAttributeValues={":d": S("y" * 1600)},
+                          ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == {"TableName": tbl, "CapacityUnits": 2.0}
+    out = ddb.update_item(TableName=tbl, Key=key, UpdateExpression="REMOVE d",
+                          ReturnConsumedCapacity="TOTAL")
+    assert units(out) == 2.0
+    out = ddb.update_item(TableName=tbl, Key=key, UpdateExpression="SET e = :e",
+                          ExpressionAttributeValues={":e": S("z")}, ReturnConsumedCapacity="TOTAL")
+    assert units(out) == 1.0
+
+
+def test_batch_operations_charge_per_item(ddb, wtbl):
+    tbl = wtbl
+    keys = [{"pk": S("a"), "sk": N(i)} for i in range(4)]
+    out = ddb.batch_get_item(RequestItems={tbl: {"Keys": keys}}, ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": tbl, "CapacityUnits": 2.0}]
+    out = ddb.batch_write_item(RequestItems={tbl: [
+        {"PutRequest": {"Item": {"pk": S("bw"), "sk": N(i), "d": S("w" * 1500)}}} for i in range(3)]
+        + [{"DeleteRequest": {"Key": {"pk": S("none"), "sk": N(9)}}}]},
+        ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": tbl, "CapacityUnits": 7.0}]
+
+
+def test_transactions_charge_twice_per_item(ddb, wtbl):
+    tbl = wtbl
+    out = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": tbl, "Item": {"pk": S("tx"), "sk": N(1), "d": S("t" * 1500)}}},
+        {"Put": {"TableName": tbl, "Item": {"pk": S("tx"), "sk": N(2)}}}],
+        ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": tbl, "CapacityUnits": 6.0}]
+    out = ddb.transact_get_items(TransactItems=[
+        {"Get": {"TableName": tbl, "Key": {"pk": S("a"), "sk": N(0)}}},
+        {"Get": {"TableName": tbl, "Key": {"pk": S("tx"), "sk": N(2)}}}],
+        ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": tbl, "CapacityUnits": 4.0}]
