@@ -31,6 +31,8 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"BatchWriteItem", &BatchWriteItem},
       {"TransactWriteItems", &TransactWriteItems},
       {"TransactGetItems", &TransactGetItems},
+      {"UpdateTimeToLive", &UpdateTimeToLive},
+      {"DescribeTimeToLive", &DescribeTimeToLive},
       {"ExecuteStatement", &ExecuteStatement},
       {"BatchExecuteStatement", &BatchExecuteStatement},
       {"ExecuteTransaction", &ExecuteTransaction},

@@ -38,6 +38,10 @@ Result<std::string> BatchWriteItem(const Services&, const rapidjson::Value&);
 Result<std::string> TransactWriteItems(const Services&, const rapidjson::Value&);
 Result<std::string> TransactGetItems(const Services&, const rapidjson::Value&);
 
+// Item TTL (ttl_api.cc).
+Result<std::string> UpdateTimeToLive(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeTimeToLive(const Services&, const rapidjson::Value&);
+
 // PartiQL (partiql/partiql_api.cc).
 Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);
 Result<std::string> BatchExecuteStatement(const Services&, const rapidjson::Value&);

@@ -62,6 +62,10 @@ struct TableDescriptor {
   std::vector<Tag> tags;
   // Declared indexes (LSIs and GSIs). Their entries are maintained from issue #5 on.
   std::vector<SecondaryIndex> indexes;
+  // Item TTL (D1): when enabled, the Number attribute holding each item's expiry in epoch
+  // seconds. Writes keep the `expiry` index in step with it; the sweeper deletes what is due.
+  bool ttl_enabled = false;
+  std::string ttl_attribute;
 };
 
 }  // namespace ttlstore::model

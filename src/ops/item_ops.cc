@@ -1,5 +1,6 @@
 #include "ops/item_ops.h"
 
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
@@ -105,12 +106,31 @@ Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,
   return old;
 }
 
+namespace {
+
+// Keeps the item's expiry-index entry in step with its TTL attribute (D-rules): moved when the
+// value changes, removed with the attribute or the item, added when it appears.
+void UpdateExpiryEntry(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                       const std::string& encoded_key, const model::Item* old_item,
+                       const model::Item* new_item) {
+  if (!table.ttl_enabled) return;
+  std::optional<int64_t> old_due, new_due;
+  if (old_item) old_due = model::ExpiryDueMs(*old_item, table.ttl_attribute);
+  if (new_item) new_due = model::ExpiryDueMs(*new_item, table.ttl_attribute);
+  if (old_due == new_due) return;
+  if (old_due) batch.DeleteExpiry(*old_due, encoded_key);
+  if (new_due) batch.PutExpiry(*new_due, encoded_key);
+}
+
+}  // namespace
+
 void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& encoded_key, const model::Item& item, size_t item_size,
                      const ReadOutcome& old) {
   batch.PutItem(encoded_key, storage::EncodeItem(item));
   batch.AddStats(table.id, old.item ? 0 : 1,
                  static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
+  UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
 }
 
 void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
@@ -118,6 +138,7 @@ void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor
   if (!old.item) return;
   batch.DeleteItem(encoded_key);
   batch.AddStats(table.id, -1, -static_cast<int64_t>(old.size));
+  UpdateExpiryEntry(batch, table, encoded_key, &*old.item, nullptr);
 }
 
 Result<model::Item> ItemOps::Updated(const model::Item& key, const ReadOutcome& old,

@@ -30,11 +30,45 @@ Status TableCatalog::Load() {
   auto tables = store_.LoadTables();
   if (!tables) return std::move(tables).error();
   std::unique_lock lock(mu_);
-  for (auto& t : *tables) {
-    std::string name = t.name;
-    tables_[name] = std::make_shared<const model::TableDescriptor>(std::move(t));
-  }
+  for (auto& t : *tables) Install(std::make_shared<const model::TableDescriptor>(std::move(t)));
   return Status::Ok();
+}
+
+void TableCatalog::Install(TablePtr table) {
+  by_id_[table->id] = table;
+  tables_[table->name] = std::move(table);
+}
+
+TablePtr TableCatalog::FindById(uint32_t id) const {
+  std::shared_lock lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabled,
+                                             const std::string& attribute) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
+  }
+  const model::TableDescriptor& current = *it->second;
+  if (enabled && current.ttl_enabled) {
+    return Error::Validation("TimeToLive is already enabled");
+  }
+  if (!enabled && !current.ttl_enabled) {
+    return Error::Validation("TimeToLive is already disabled");
+  }
+  if (!enabled && current.ttl_attribute != attribute) {
+    return Error::Validation(
+        "TimeToLive is active on a different AttributeName: current AttributeName is " +
+        current.ttl_attribute);
+  }
+  model::TableDescriptor updated = current;
+  updated.ttl_enabled = enabled;
+  updated.ttl_attribute = enabled ? attribute : "";
+  RETURN_IF_ERROR(Replace(std::move(updated)));
+  return tables_.at(name);
 }
 
 Result<TablePtr> TableCatalog::Get(const std::string& name) const {
@@ -63,7 +97,7 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   batch.PutTable(spec);
   if (Status s = store_.Write(batch); !s) return std::move(s).error();
   auto table = std::make_shared<const model::TableDescriptor>(std::move(spec));
-  tables_[table->name] = table;
+  Install(table);
   return TablePtr(table);
 }
 
@@ -82,6 +116,7 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name) {
   batch.DropTable(*table);
   if (Status s = store_.Write(batch); !s) return std::move(s).error();
   tables_.erase(it);
+  by_id_.erase(table->id);
   return table;
 }
 
@@ -109,8 +144,7 @@ Status TableCatalog::Replace(model::TableDescriptor updated) {
   storage::WriteBatch batch(store_);
   batch.PutTable(updated);
   if (Status s = store_.Write(batch); !s) return s;
-  std::string name = updated.name;
-  tables_[name] = std::make_shared<const model::TableDescriptor>(std::move(updated));
+  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
   return Status::Ok();
 }
 

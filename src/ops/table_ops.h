@@ -43,6 +43,15 @@ class TableCatalog {
   Result<TablePtr> Get(const std::string& name) const;
   // The table, or nullptr.
   TablePtr Find(const std::string& name) const;
+  // The table with this internal id (the prefix of its item keys), or nullptr.
+  TablePtr FindById(uint32_t id) const;
+
+  // UpdateTimeToLive's change (D1, D13): enable TTL on `attribute`, or disable it. Errors with
+  // the service's messages: already enabled, already disabled, disabling another attribute.
+  // Taking effect is immediate (D12, ours). Items written before are indexed by the caller
+  // (ttl/backfill.h).
+  Result<TablePtr> SetTimeToLive(const std::string& name, bool enabled,
+                                 const std::string& attribute);
 
   // Creates a table from `spec` (name, key schema, definitions, billing, tags); fills id, uuid
   // and creation time. ResourceInUseException if the name is taken.
@@ -61,6 +70,8 @@ class TableCatalog {
   }
 
  private:
+  // Makes `table` visible by name and id. REQUIRES: mu_ held exclusively.
+  void Install(TablePtr table);
   // Writes `updated` to the store and swaps it in. REQUIRES: mu_ held exclusively.
   Status Replace(model::TableDescriptor updated);
 
@@ -68,6 +79,7 @@ class TableCatalog {
   const Clock& clock_;
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, TablePtr> tables_;  // GUARDED_BY(mu_)
+  std::unordered_map<uint32_t, TablePtr> by_id_;      // GUARDED_BY(mu_), same tables
 };
 
 // DynamoDB's message for a data-plane call on a table that does not exist.

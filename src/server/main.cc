@@ -12,6 +12,8 @@
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "storage/store.h"
+#include "ttl/sweeper.h"
+#include "ttl/ttl_stats.h"
 
 namespace {
 
@@ -21,6 +23,7 @@ struct ServeFlags {
   bool sync = false;
   size_t block_cache_mb = 64;
   std::string log_level = "info";
+  ttlstore::ttl::SweeperOptions sweeper;
 };
 
 int Serve(const ServeFlags& flags) {
@@ -55,6 +58,9 @@ int Serve(const ServeFlags& flags) {
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
   server::Metrics metrics;
+  ttl::TtlStats ttl_stats;
+  metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
+  ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats);
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -67,7 +73,9 @@ int Serve(const ServeFlags& flags) {
                http.port(), flags.data_dir, flags.sync);
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
+  sweeper.Start();
   http.Run();
+  sweeper.Stop();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }
@@ -94,6 +102,15 @@ int main(int argc, char** argv) {
                     "Threads serving connections (default: 0 = one per core)");
   serve->add_option("--block-cache-mb", flags.block_cache_mb,
                     "RocksDB block cache size in MiB (default: 64)");
+  serve->add_option("--ttl-sweep-interval-ms", flags.sweeper.interval_ms,
+                    "How often the TTL sweeper looks for expired items when none are waiting; an "
+                    "expired item is deleted within about this long (default: 200)")
+      ->check(CLI::Range(1, 60000));
+  serve->add_option("--ttl-sweep-budget-ms", flags.sweeper.budget_ms,
+                    "Most time one TTL sweeper pass works before yielding to requests; during a "
+                    "large expiry wave the sweeper uses at most about half of one core "
+                    "(default: 25)")
+      ->check(CLI::Range(1, 10000));
   serve->add_option("--log-level", flags.log_level,
                     "trace, debug, info, warn, error or off (default: info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

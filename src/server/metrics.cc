@@ -19,6 +19,7 @@ void Metrics::RecordRequest(const std::string& operation, const std::string& out
 
 std::string Metrics::Render() const {
   std::string out;
+  for (const auto& source : sources_) out += source();
   std::lock_guard<std::mutex> lock(mu_);
   out += "# HELP ttlstore_requests_total DynamoDB API requests by operation and outcome.\n";
   out += "# TYPE ttlstore_requests_total counter\n";

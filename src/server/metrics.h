@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <vector>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,6 +20,10 @@ class Metrics {
   void RecordRequest(const std::string& operation, const std::string& outcome,
                      double seconds);
 
+  // Adds a source of further metric text (e.g. the TTL sweeper's), appended on every scrape.
+  // Call before serving.
+  void AddSource(std::function<std::string()> source) { sources_.push_back(std::move(source)); }
+
   // Prometheus exposition text.
   std::string Render() const;
 
@@ -31,6 +37,7 @@ class Metrics {
     double sum = 0;
   };
 
+  std::vector<std::function<std::string()>> sources_;  // constant after start-up
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, uint64_t> requests_;  // GUARDED_BY(mu_)
   std::map<std::string, Histogram> latency_;                          // GUARDED_BY(mu_)

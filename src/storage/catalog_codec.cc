@@ -21,6 +21,8 @@ enum Tag : uint64_t {
   kTableClass = 12,
   kTag = 13,            // (key, value), repeated
   kIndex = 14,          // nested descriptor fields below, repeated
+  kTtlEnabled = 15,     // varint 0/1
+  kTtlAttribute = 16,   // bytes
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -123,6 +125,8 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
     PutField(&out, kTag, p);
   }
   for (const auto& ix : t.indexes) PutField(&out, kIndex, EncodeIndex(ix));
+  PutVarintField(&out, kTtlEnabled, t.ttl_enabled ? 1 : 0);
+  if (!t.ttl_attribute.empty()) PutField(&out, kTtlAttribute, t.ttl_attribute);
   return out;
 }
 
@@ -156,6 +160,8 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
         break;
       }
       case kIndex: ok = DecodeIndex(p, &t.indexes.emplace_back()); break;
+      case kTtlEnabled: ok = GetVarintPayload(p, &v); t.ttl_enabled = v != 0; break;
+      case kTtlAttribute: t.ttl_attribute.assign(p); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

@@ -11,6 +11,7 @@
 
 #include "common/coding.h"
 #include "storage/catalog_codec.h"
+#include "storage/expiry_key.h"
 #include "storage/key_codec.h"
 
 namespace ttlstore::storage {
@@ -68,6 +69,14 @@ void WriteBatch::AddStats(uint32_t table_id, int64_t items, int64_t bytes) {
   batch_->Merge(store_.stats_, TablePrefix(table_id), EncodeStats(items, bytes));
 }
 
+void WriteBatch::PutExpiry(int64_t due_ms, std::string_view item_key) {
+  batch_->Put(store_.expiry_, ExpiryKey(due_ms, item_key), rocksdb::Slice());
+}
+
+void WriteBatch::DeleteExpiry(int64_t due_ms, std::string_view item_key) {
+  batch_->Delete(store_.expiry_, ExpiryKey(due_ms, item_key));
+}
+
 void WriteBatch::PutTable(const model::TableDescriptor& table) {
   batch_->Put(store_.catalog_, table.name, EncodeTableDescriptor(table));
 }
@@ -105,6 +114,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"catalog", cf_options},
       {"items", cf_options},
       {"stats", stats_options},
+      {"expiry", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
@@ -115,6 +125,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->catalog_ = store->handles_[1];
   store->items_ = store->handles_[2];
   store->stats_ = store->handles_[3];
+  store->expiry_ = store->handles_[4];
   return store;
 }
 
@@ -166,6 +177,18 @@ Status ItemIterator::status() const {
 
 std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string upper, bool reverse,
                                                const std::string* start_after) const {
+  return Scan(items_, std::move(lower), std::move(upper), reverse, start_after);
+}
+
+std::unique_ptr<ItemIterator> Store::ScanExpiry(int64_t up_to_due_ms) const {
+  std::string upper;
+  PutFixed64BE(&upper, static_cast<uint64_t>(up_to_due_ms) + 1);
+  return Scan(expiry_, std::string(), std::move(upper), false, nullptr);
+}
+
+std::unique_ptr<ItemIterator> Store::Scan(rocksdb::ColumnFamilyHandle* family, std::string lower,
+                                          std::string upper, bool reverse,
+                                          const std::string* start_after) const {
   std::unique_ptr<ItemIterator> iter(new ItemIterator());
   iter->lower_ = std::move(lower);
   iter->upper_ = std::move(upper);
@@ -176,7 +199,7 @@ std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string up
   // Bounds let RocksDB skip whole files and stop at the range end without a comparison here.
   ro.iterate_lower_bound = iter->lower_slice_.get();
   ro.iterate_upper_bound = iter->upper_slice_.get();
-  iter->it_.reset(db_->NewIterator(ro, items_));
+  iter->it_.reset(db_->NewIterator(ro, family));
   rocksdb::Iterator* it = iter->it_.get();
   if (!reverse) {
     if (start_after) {

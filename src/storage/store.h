@@ -9,6 +9,8 @@
 //   items    item key (storage/key_codec.h) -> encoded item (storage/item_codec.h)
 //   stats    table id -> (item count, size in bytes), maintained by a merge operator in the
 //            same batch as each item write, so counts survive crashes without a rescan.
+//   expiry   due time (ms, 8 bytes BE) . item key -> empty: the items of TTL-enabled tables in
+//            the order they expire, so the sweeper reads only what is due (storage/expiry_key.h).
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -64,6 +66,9 @@ class WriteBatch {
   void DeleteItem(std::string_view key);
   // Adds deltas to the table's item count and size.
   void AddStats(uint32_t table_id, int64_t items, int64_t bytes);
+  // Adds / removes the expiry-index entry of an item due at `due_ms`.
+  void PutExpiry(int64_t due_ms, std::string_view item_key);
+  void DeleteExpiry(int64_t due_ms, std::string_view item_key);
   void PutTable(const model::TableDescriptor& table);
   // Removes the table's catalog entry, every item and its stats.
   void DropTable(const model::TableDescriptor& table);
@@ -113,6 +118,8 @@ class Store {
   // ExclusiveStartKey), whether or not an item exists under it.
   std::unique_ptr<ItemIterator> ScanItems(std::string lower, std::string upper, bool reverse,
                                           const std::string* start_after) const;
+  // Expiry-index entries due at or before `due_ms`, earliest first (keys per ExpiryKey).
+  std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms) const;
 
   Result<std::vector<model::TableDescriptor>> LoadTables() const;
   // Allocates a table id never used before in this data dir (persisted at once).
@@ -123,6 +130,9 @@ class Store {
   friend class WriteBatch;
   Store() = default;
   Status Convert(const void* rocksdb_status, const char* what) const;
+  std::unique_ptr<ItemIterator> Scan(rocksdb::ColumnFamilyHandle* family, std::string lower,
+                                     std::string upper, bool reverse,
+                                     const std::string* start_after) const;
 
   StoreOptions options_;
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
@@ -131,6 +141,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
   rocksdb::ColumnFamilyHandle* items_ = nullptr;
   rocksdb::ColumnFamilyHandle* stats_ = nullptr;
+  rocksdb::ColumnFamilyHandle* expiry_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

@@ -1,0 +1,130 @@
+#include "ttl/sweeper.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+
+#include "common/coding.h"
+#include "model/expiry.h"
+#include "storage/expiry_key.h"
+
+namespace ttlstore::ttl {
+namespace {
+
+struct DueEntry {
+  int64_t due_ms;
+  std::string item_key;
+};
+
+uint32_t TableIdOf(std::string_view item_key) {
+  uint32_t id = 0;
+  GetFixed32BE(&item_key, &id);
+  return id;
+}
+
+}  // namespace
+
+Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOps& items,
+                 const Clock& clock, TtlStats& stats)
+    : options_(options), catalog_(catalog), items_(items), clock_(clock), stats_(stats) {}
+
+Sweeper::~Sweeper() { Stop(); }
+
+void Sweeper::Start() { thread_ = std::thread([this] { Loop(); }); }
+
+void Sweeper::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
+  // Due means now > due_ms, so the scan ends at now - 1.
+  std::vector<DueEntry> due;
+  {
+    auto it = items_.store().ScanExpiry(now_ms - 1);
+    for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
+      DueEntry e;
+      std::string_view item_key;
+      if (!storage::ParseExpiryKey(it->key(), &e.due_ms, &item_key)) continue;
+      e.item_key.assign(item_key);
+      due.push_back(std::move(e));
+    }
+    RETURN_IF_ERROR(it->status());
+  }
+  if (due.empty()) {
+    stats_.SetLagMs(0);
+    return size_t{0};
+  }
+  stats_.SetLagMs(now_ms - due.front().due_ms);
+
+  std::vector<std::string> keys;
+  for (const auto& e : due) keys.push_back(e.item_key);
+  ops::KeyLocks::Guard guard(items_.locks(), keys);
+  storage::WriteBatch batch(items_.store());
+  std::map<std::string, uint64_t> deleted;
+  uint64_t dropped = 0;
+  for (const auto& e : due) {
+    ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
+    if (!table || !table->ttl_enabled) {
+      batch.DeleteExpiry(e.due_ms, e.item_key);
+      ++dropped;
+      continue;
+    }
+    ASSIGN_OR_RETURN(old, items_.ReadLocked(e.item_key));
+    std::optional<int64_t> current =
+        old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
+    // Re-check (D10): the item may have been updated, deleted or given a new TTL since the
+    // entry was written; only an item still due at this very entry is deleted.
+    if (current != e.due_ms || model::IsTooOldToExpire(e.due_ms, now_ms)) {
+      batch.DeleteExpiry(e.due_ms, e.item_key);
+      ++dropped;
+      continue;
+    }
+    ops::ItemOps::AddDelete(batch, *table, e.item_key, old);  // removes the entry too
+    ++deleted[table->name];
+  }
+  RETURN_IF_ERROR(items_.store().Write(batch));
+  for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
+  stats_.AddDroppedEntries(dropped);
+  return due.size();
+}
+
+Result<bool> Sweeper::RunPass() {
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
+  bool backlog = false;
+  while (true) {
+    ASSIGN_OR_RETURN(n, SweepBatch(clock_.NowMs()));
+    if (n < options_.batch_size) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      backlog = true;
+      break;
+    }
+  }
+  auto busy = std::chrono::steady_clock::now() - start;
+  stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count());
+  return backlog;
+}
+
+void Sweeper::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    lock.unlock();
+    auto start = std::chrono::steady_clock::now();
+    auto backlog = RunPass();
+    auto took = std::chrono::steady_clock::now() - start;
+    if (!backlog) spdlog::error("event=ttl_sweep_failed message=\"{}\"", backlog.error().message());
+    lock.lock();
+    // With a backlog, pause as long as the pass ran: the sweeper takes at most about half of one
+    // core and foreground requests keep the rest.
+    auto pause = backlog.ok() && *backlog ? took : std::chrono::milliseconds(options_.interval_ms);
+    wake_.wait_for(lock, pause, [this] { return stop_; });
+  }
+}
+
+}  // namespace ttlstore::ttl

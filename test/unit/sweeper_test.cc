@@ -1,0 +1,163 @@
+#include "ttl/sweeper.h"
+
+#include "model/expiry.h"
+#include "ops/table_ops.h"
+#include "ops_test_util.h"
+#include "ttl/backfill.h"
+
+namespace ttlstore::ttl {
+namespace {
+
+// Time is 2026-11-22T00:00:00Z and moves only when the test says so.
+constexpr int64_t kNowMs = 1795305600000;
+
+class SweeperTest : public ops::OpsTest {
+ protected:
+  void SetUp() override {
+    OpsTest::SetUp();
+    catalog_ = std::make_unique<ops::TableCatalog>(*store_, clock_);
+    model::TableDescriptor spec;
+    spec.name = "sessions";
+    spec.key.hash = {"pk", model::ValueType::kS};
+    spec.attribute_definitions = {spec.key.hash};
+    auto created = catalog_->Create(spec);
+    ASSERT_TRUE(created.ok());
+    table_ = **created;
+  }
+  void EnableTtl(const std::string& attribute = "expires") {
+    auto t = catalog_->SetTimeToLive("sessions", true, attribute);
+    ASSERT_TRUE(t.ok()) << t.error().message();
+    table_ = **t;
+    ASSERT_TRUE(BackfillExpiryIndex(*ops_, table_).ok());
+  }
+  void PutWith(const std::string& pk, std::optional<model::AttributeValue> expires) {
+    model::Item item{{"pk", S(pk)}};
+    if (expires) item["expires"] = *expires;
+    table_ = *catalog_->Find("sessions");
+    ASSERT_TRUE(ops_->Put(table_, item, nullptr).ok());
+  }
+  static model::AttributeValue Seconds(int64_t ms) { return N(std::to_string(ms / 1000)); }
+  bool Exists(const std::string& pk) {
+    return ops_->Get(table_, {{"pk", S(pk)}})->item.has_value();
+  }
+  void Sweep() {
+    Sweeper sweeper(SweeperOptions{}, *catalog_, *ops_, clock_, stats_);
+    auto backlog = sweeper.RunPass();
+    ASSERT_TRUE(backlog.ok());
+  }
+
+  FakeClock clock_{kNowMs};
+  TtlStats stats_;
+  std::unique_ptr<ops::TableCatalog> catalog_;
+};
+
+TEST_F(SweeperTest, DeletesAnItemOnceNowPassesItsExpiry) {
+  EnableTtl();
+  PutWith("a", Seconds(kNowMs + 10'000));
+  Sweep();
+  EXPECT_TRUE(Exists("a"));  // D3: not yet
+  clock_.Advance(10'000);
+  Sweep();
+  EXPECT_TRUE(Exists("a"));  // now == value is not "greater than"
+  clock_.Advance(1);
+  Sweep();
+  EXPECT_FALSE(Exists("a"));
+  EXPECT_EQ(stats_.deleted("sessions"), 1u);
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 0);
+}
+
+TEST_F(SweeperTest, FractionsAndExponentsAreEpochSecondsToo) {
+  EnableTtl();
+  PutWith("fraction", N("1795305600.5"));
+  PutWith("exponent", N("179530560e1"));
+  clock_.Set(kNowMs + 1);
+  Sweep();
+  EXPECT_TRUE(Exists("fraction"));
+  EXPECT_FALSE(Exists("exponent"));
+  clock_.Set(kNowMs + 501);
+  Sweep();
+  EXPECT_FALSE(Exists("fraction"));
+}
+
+TEST_F(SweeperTest, NonNumbersMissingValuesAndAncientValuesNeverExpire) {
+  EnableTtl();
+  PutWith("string", S("1"));
+  PutWith("none", std::nullopt);
+  PutWith("ancient", N("1171734022"));      // Feb 2007: more than five years ago (D4)
+  PutWith("millis", N("1795305600000"));    // a millisecond value: far in the future
+  clock_.Advance(3600'000);
+  Sweep();
+  for (const char* pk : {"string", "none", "ancient", "millis"}) EXPECT_TRUE(Exists(pk)) << pk;
+}
+
+TEST_F(SweeperTest, AnUpdateThatMovesTheTtlSavesTheItem) {
+  EnableTtl();
+  PutWith("saved", Seconds(kNowMs + 1000));
+  PutWith("saved", Seconds(kNowMs + 60'000));  // D10: moved into the future before expiry
+  PutWith("removed", Seconds(kNowMs + 1000));
+  PutWith("removed", std::nullopt);            // the attribute removed
+  clock_.Advance(2000);
+  Sweep();
+  EXPECT_TRUE(Exists("saved"));
+  EXPECT_TRUE(Exists("removed"));
+  clock_.Advance(60'000);
+  Sweep();
+  EXPECT_FALSE(Exists("saved"));
+}
+
+TEST_F(SweeperTest, ItemsWrittenBeforeTtlWasEnabledExpireToo) {
+  PutWith("early", Seconds(kNowMs + 1000));
+  EnableTtl();
+  clock_.Advance(1001);
+  Sweep();
+  EXPECT_FALSE(Exists("early"));
+}
+
+TEST_F(SweeperTest, DisablingTtlStopsDeletions) {
+  EnableTtl();
+  PutWith("a", Seconds(kNowMs + 1000));
+  ASSERT_TRUE(catalog_->SetTimeToLive("sessions", false, "expires").ok());
+  clock_.Advance(5000);
+  Sweep();
+  EXPECT_TRUE(Exists("a"));
+}
+
+TEST_F(SweeperTest, AWaveLargerThanOneBatchIsDeletedAcrossBatches) {
+  EnableTtl();
+  for (int i = 0; i < 1000; ++i) PutWith("k" + std::to_string(i), Seconds(kNowMs + 1000));
+  PutWith("later", Seconds(kNowMs + 100'000));
+  clock_.Advance(1001);
+  SweeperOptions options;
+  options.batch_size = 64;
+  options.budget_ms = 10'000;
+  Sweeper sweeper(options, *catalog_, *ops_, clock_, stats_);
+  ASSERT_TRUE(sweeper.RunPass().ok());
+  EXPECT_EQ(stats_.deleted("sessions"), 1000u);
+  EXPECT_TRUE(Exists("later"));
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
+}
+
+TEST_F(SweeperTest, TtlSettingsFollowTheServiceRules) {
+  EXPECT_EQ(catalog_->SetTimeToLive("sessions", false, "x").error().message(),
+            "TimeToLive is already disabled");
+  EnableTtl("expires");
+  EXPECT_EQ(catalog_->SetTimeToLive("sessions", true, "expires").error().message(),
+            "TimeToLive is already enabled");
+  EXPECT_EQ(catalog_->SetTimeToLive("sessions", false, "other").error().message(),
+            "TimeToLive is active on a different AttributeName: current AttributeName is expires");
+  EXPECT_EQ(catalog_->SetTimeToLive("nope", true, "x").error().code(),
+            ErrorCode::kResourceNotFound);
+}
+
+TEST(Expiry, DueTimeIsFloorOfSecondsTimesAThousand) {
+  model::Item item{{"t", model::AttributeValue::Num("1700000000.0005")}};
+  EXPECT_EQ(model::ExpiryDueMs(item, "t"), 1700000000000);
+  EXPECT_FALSE(model::ExpiryDueMs(item, "missing").has_value());
+  EXPECT_FALSE(model::ExpiryDueMs({{"t", model::AttributeValue::String("1")}}, "t").has_value());
+  EXPECT_TRUE(model::IsExpiredAt(1000, 1001));
+  EXPECT_FALSE(model::IsExpiredAt(1000, 1000));
+  EXPECT_TRUE(model::IsTooOldToExpire(0, model::kMaxTtlPastMs + 1));
+}
+
+}  // namespace
+}  // namespace ttlstore::ttl
