@@ -180,10 +180,14 @@ std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string up
   return Scan(items_, std::move(lower), std::move(upper), reverse, start_after);
 }
 
-std::unique_ptr<ItemIterator> Store::ScanExpiry(int64_t up_to_due_ms) const {
+std::unique_ptr<ItemIterator> Store::ScanExpiry(int64_t up_to_due_ms,
+                                                const std::string& start_after) const {
   std::string upper;
   PutFixed64BE(&upper, static_cast<uint64_t>(up_to_due_ms) + 1);
-  return Scan(expiry_, std::string(), std::move(upper), false, nullptr);
+  // The lower bound lets the seek land past the tombstones of entries already swept, instead
+  // of stepping over every one of them (a queue's classic cost in an LSM tree).
+  return Scan(expiry_, start_after, std::move(upper), false,
+              start_after.empty() ? nullptr : &start_after);
 }
 
 std::unique_ptr<ItemIterator> Store::Scan(rocksdb::ColumnFamilyHandle* family, std::string lower,

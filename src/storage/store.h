@@ -118,8 +118,10 @@ class Store {
   // ExclusiveStartKey), whether or not an item exists under it.
   std::unique_ptr<ItemIterator> ScanItems(std::string lower, std::string upper, bool reverse,
                                           const std::string* start_after) const;
-  // Expiry-index entries due at or before `due_ms`, earliest first (keys per ExpiryKey).
-  std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms) const;
+  // Expiry-index entries due at or before `due_ms`, earliest first (keys per ExpiryKey),
+  // starting just after `start_after` when it is not empty.
+  std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms,
+                                           const std::string& start_after = "") const;
 
   Result<std::vector<model::TableDescriptor>> LoadTables() const;
   // Allocates a table id never used before in this data dir (persisted at once).

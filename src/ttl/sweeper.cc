@@ -46,15 +46,19 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
   // Due means now > due_ms, so the scan ends at now - 1.
   std::vector<DueEntry> due;
   {
-    auto it = items_.store().ScanExpiry(now_ms - 1);
+    auto it = items_.store().ScanExpiry(now_ms - 1, cursor_);
     for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
       DueEntry e;
       std::string_view item_key;
       if (!storage::ParseExpiryKey(it->key(), &e.due_ms, &item_key)) continue;
       e.item_key.assign(item_key);
       due.push_back(std::move(e));
+      cursor_.assign(it->key());
     }
     RETURN_IF_ERROR(it->status());
+  }
+  if (due.size() < options_.batch_size) {
+    cursor_.clear();  // the wave is drained: the next pass starts from the beginning
   }
   if (due.empty()) {
     stats_.SetLagMs(0);

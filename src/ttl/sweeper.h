@@ -54,6 +54,11 @@ class Sweeper {
   Result<size_t> SweepBatch(int64_t now_ms);
   void Loop();
 
+  // The last expiry key handled in the current wave: the next batch resumes after it. Reset to
+  // the start once a wave is drained, so entries written behind it are found on the next pass.
+  // Touched only by the thread running passes.
+  std::string cursor_;
+
   const SweeperOptions options_;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""TTL expiry wave: load N items that all expire in the same second, then measure how fast the
+server deletes them (items/s) and how long after their expiry time they are gone.
+
+    bench/ttl_wave.py --endpoint http://127.0.0.1:8000 --items 100000
+
+Works against any DynamoDB endpoint with TTL (the reference service takes days: D8). Uses
+BatchWriteItem from several threads to load, then polls DescribeTable.ItemCount every 50 ms.
+"""
+import argparse
+import concurrent.futures
+import time
+import uuid
+
+import boto3
+from botocore.config import Config
+
+
+def client(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                        aws_access_key_id="bench", aws_secret_access_key="bench",
+                        config=Config(retries={"max_attempts": 3}, max_pool_connections=32))
+
+
+def load(endpoint, table, start, count, expires):
+    c = client(endpoint)
+    for base in range(start, start + count, 25):
+        items = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "ttl": {"N": str(expires)},
+                                          "payload": {"S": "x" * 150}}}}
+                 for i in range(base, min(base + 25, start + count))]
+        pending = {table: items}
+        while pending:
+            pending = c.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--endpoint", default="http://127.0.0.1:8000")
+    ap.add_argument("--items", type=int, default=100000)
+    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--timeout", type=float, default=120, help="give up after this many seconds")
+    args = ap.parse_args()
+
+    c = client(args.endpoint)
+    table = "ttl_wave_" + uuid.uuid4().hex[:8]
+    c.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    c.update_time_to_live(TableName=table,
+                          TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"})
+    # Everything expires at one whole second, far enough ahead for the load to finish.
+    t0 = time.time()
+    expires = int(t0 + 5 + args.items / 20000)
+    per = (args.items + args.threads - 1) // args.threads
+    with concurrent.futures.ThreadPoolExecutor(args.threads) as pool:
+        list(pool.map(lambda i: load(args.endpoint, table, i * per, min(per, args.items - i * per),
+                                     expires), range(args.threads)))
+    load_s = time.time() - t0
+    if time.time() >= expires:
+        raise SystemExit("load took past the expiry time; use fewer items or more threads")
+    count = c.describe_table(TableName=table)["Table"]["ItemCount"]
+    print(f"loaded {count} items in {load_s:.1f} s; all expire at {expires}")
+
+    first_gone = last = None
+    deadline = expires + args.timeout
+    while time.time() < deadline:
+        n = c.describe_table(TableName=table)["Table"]["ItemCount"]
+        now = time.time()
+        if first_gone is None and n < count:
+            first_gone = now
+        if n == 0:
+            last = now
+            break
+        time.sleep(0.05)
+    c.delete_table(TableName=table)
+    if last is None:
+        raise SystemExit(f"not all items were deleted within {args.timeout} s of their expiry")
+    rate = count / max(last - max(first_gone, expires), 1e-3)
+    print(f"first deletions {first_gone - expires:.2f} s after expiry; "
+          f"all {count} gone {last - expires:.2f} s after expiry; "
+          f"deletion rate {rate:,.0f} items/s")
+
+
+if __name__ == "__main__":
+    main()
