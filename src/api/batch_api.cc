@@ -7,6 +7,7 @@
 #include "api/handlers.h"
 #include "api/item_common.h"
 #include "api/legacy.h"
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/capacity.h"
 #include "ops/item_ops.h"
@@ -94,6 +95,7 @@ Result<std::string> BatchGetItem(const Services& s, const rapidjson::Value& req)
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   std::map<std::string, double> units;
+  const int64_t now_ms = s.clock.NowMs();
   w.StartObject();
   w.Key("Responses");
   w.StartObject();
@@ -104,6 +106,7 @@ Result<std::string> BatchGetItem(const Services& s, const rapidjson::Value& req)
     for (const auto& key : g.keys) {
       ASSIGN_OR_RETURN(outcome, s.items.Get(*g.table, key));
       u += ops::ReadCapacityUnits(outcome.size, g.consistent);
+      if (outcome.item && model::IsHiddenExpired(*g.table, *outcome.item, now_ms)) continue;
       if (outcome.item) WriteItem(w, g.projection ? g.projection->Apply(*outcome.item) : *outcome.item);
     }
     w.EndArray();

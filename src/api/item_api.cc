@@ -4,6 +4,7 @@
 #include "api/handlers.h"
 #include "api/item_common.h"
 #include "api/legacy.h"
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/capacity.h"
 
@@ -110,6 +111,9 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
   RETURN_IF_ERROR(Resolve(s, head));
   RETURN_IF_ERROR(ops::ValidateKey(*head.table, key));
   ASSIGN_OR_RETURN(outcome, s.items.Get(*head.table, key));
+  if (outcome.item && model::IsHiddenExpired(*head.table, *outcome.item, s.clock.NowMs())) {
+    outcome.item.reset();  // expired, and the table opted to hide such items
+  }
 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);

@@ -175,6 +175,7 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   ops::PageOptions options;
   options.filter = filter ? &*filter : nullptr;
   options.limit = r.limit;
+  options.now_ms = s.clock.NowMs();
   options.exclusive_start_key = start ? &*start : nullptr;
   ASSIGN_OR_RETURN(page, ops::Query(s.items.store(), table, *condition, forward.value_or(true),
                                     options));
@@ -231,6 +232,7 @@ Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
   ops::PageOptions options;
   options.filter = filter ? &*filter : nullptr;
   options.limit = r.limit;
+  options.now_ms = s.clock.NowMs();
   options.exclusive_start_key = start ? &*start : nullptr;
   ASSIGN_OR_RETURN(page, ops::Scan(s.items.store(), table, seg, segs, options));
   return RenderPage(r, page, projection);

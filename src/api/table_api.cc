@@ -6,6 +6,7 @@
 #include "api/handlers.h"
 #include "api/request.h"
 #include "api/table_schema.h"
+#include "model/expiry.h"
 
 namespace ttlstore::api {
 namespace {
@@ -271,6 +272,18 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
   t.deletion_protection = protection.value_or(false);
   t.table_class = table_class.value_or("STANDARD");
   t.tags = std::move(tags);
+  // TTL declared at creation (D14) through the reserved tag.
+  for (auto it = t.tags.begin(); it != t.tags.end(); ++it) {
+    if (it->key != model::kTtlAttributeTag) continue;
+    if (it->value.empty()) {
+      return Error::Validation(std::string(kInvalid) + "The " + model::kTtlAttributeTag +
+                               " tag needs the TTL attribute name as its value");
+    }
+    t.ttl_enabled = true;
+    t.ttl_attribute = it->value;
+    t.tags.erase(it);
+    break;
+  }
 
   ASSIGN_OR_RETURN(created, s.catalog.Create(std::move(t)));
   storage::TableStats empty;

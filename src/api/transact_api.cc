@@ -6,6 +6,7 @@
 #include "api/expression_params.h"
 #include "api/handlers.h"
 #include "api/item_common.h"
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/capacity.h"
 #include "ops/item_ops.h"
@@ -222,7 +223,8 @@ Result<std::string> TransactGetItems(const Services& s, const rapidjson::Value& 
   for (size_t i = 0; i < outcomes.size(); ++i) {
     units[gets[i].table->name] += 2 * ops::ReadCapacityUnits(outcomes[i].size, true);
     w.StartObject();
-    if (outcomes[i].item) {
+    if (outcomes[i].item &&
+        !model::IsHiddenExpired(*gets[i].table, *outcomes[i].item, s.clock.NowMs())) {
       w.Key("Item");
       WriteItem(w, projections[i] ? projections[i]->Apply(*outcomes[i].item) : *outcomes[i].item);
     }

@@ -18,4 +18,18 @@ std::optional<int64_t> ExpiryDueMs(const Item& item, const std::string& attribut
   return static_cast<int64_t>(ms);
 }
 
+bool HidesExpired(const TableDescriptor& table) {
+  if (!table.ttl_enabled) return false;
+  for (const auto& tag : table.tags) {
+    if (tag.key == kHideExpiredTag) return tag.value == "true";
+  }
+  return false;
+}
+
+bool IsHiddenExpired(const TableDescriptor& table, const Item& item, int64_t now_ms) {
+  if (!HidesExpired(table)) return false;
+  std::optional<int64_t> due = ExpiryDueMs(item, table.ttl_attribute);
+  return due && IsExpiredAt(*due, now_ms);
+}
+
 }  // namespace ttlstore::model

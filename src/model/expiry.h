@@ -12,6 +12,7 @@
 #include <string>
 
 #include "model/attribute_value.h"
+#include "model/table.h"
 
 namespace ttlstore::model {
 
@@ -37,5 +38,21 @@ inline bool IsExpiredAt(int64_t due_ms, int64_t now_ms) {
 inline bool IsTooOldToExpire(int64_t due_ms, int64_t now_ms) {
   return due_ms < now_ms - kMaxTtlPastMs;
 }
+
+// The reserved table tag that opts a table into read-time hiding of expired items (D9, ours):
+// with `ttlstore:hide-expired` = `true`, reads treat an expired item as absent even before the
+// sweeper deletes it. Set it with TagResource; remove it with UntagResource.
+inline constexpr char kHideExpiredTag[] = "ttlstore:hide-expired";
+
+// The reserved CreateTable tag that declares TTL at creation (D14, like an infrastructure
+// template's TimeToLiveSpecification): `ttlstore:ttl-attribute` = the attribute name. It enables
+// TTL on that attribute and is not kept as a tag.
+inline constexpr char kTtlAttributeTag[] = "ttlstore:ttl-attribute";
+
+// True if `table` has TTL enabled and the hide-expired tag set to "true".
+bool HidesExpired(const TableDescriptor& table);
+
+// True if reads of `table` at `now_ms` must not see `item`: hiding is on and the item is expired.
+bool IsHiddenExpired(const TableDescriptor& table, const Item& item, int64_t now_ms);
 
 }  // namespace ttlstore::model

@@ -1,6 +1,7 @@
 #include "ops/query_scan.h"
 
 #include "common/coding.h"
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/item_ops.h"
 #include "storage/item_codec.h"
@@ -54,9 +55,11 @@ Result<Page> ReadPage(const storage::Store& store, const model::TableDescriptor&
                             options.exclusive_start_key ? &start : nullptr);
   Page page;
   int64_t limit = options.limit.value_or(INT64_MAX);
+  bool hiding = model::HidesExpired(table);
   for (; it->Valid(); it->Next()) {
     auto item = storage::DecodeItem(it->value());
     if (!item) return Error::Internal("corrupt item record");
+    if (hiding && model::IsHiddenExpired(table, *item, options.now_ms)) continue;
     ++page.scanned_count;
     page.bytes_read += model::ItemSize(*item);
     bool stop = static_cast<int64_t>(page.scanned_count) >= limit ||

@@ -27,6 +27,9 @@ struct PageOptions {
   const expr::Condition* filter = nullptr;  // FilterExpression; applied after Limit counting
   std::optional<int64_t> limit;             // items evaluated (before the filter)
   const model::Item* exclusive_start_key = nullptr;  // validated key attributes
+  // The request's clock reading; items hidden by the table's hide-expired opt-in
+  // (model::IsHiddenExpired) are skipped as if absent.
+  int64_t now_ms = 0;
 };
 
 struct Page {

@@ -159,5 +159,19 @@ TEST(Expiry, DueTimeIsFloorOfSecondsTimesAThousand) {
   EXPECT_TRUE(model::IsTooOldToExpire(0, model::kMaxTtlPastMs + 1));
 }
 
+TEST(Expiry, HidingNeedsTtlAndTheOptInTagAndAnExpiredValue) {
+  model::TableDescriptor t;
+  t.ttl_enabled = true;
+  t.ttl_attribute = "t";
+  model::Item expired{{"t", model::AttributeValue::Num("1000")}};
+  const int64_t now = 2'000'000;
+  EXPECT_FALSE(model::IsHiddenExpired(t, expired, now));  // no tag: visible (D9)
+  t.tags = {{model::kHideExpiredTag, "true"}};
+  EXPECT_TRUE(model::IsHiddenExpired(t, expired, now));
+  EXPECT_FALSE(model::IsHiddenExpired(t, {{"t", model::AttributeValue::Num("3000")}}, now));
+  t.ttl_enabled = false;
+  EXPECT_FALSE(model::IsHiddenExpired(t, expired, now));
+}
+
 }  // namespace
 }  // namespace ttlstore::ttl
