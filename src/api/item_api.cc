@@ -18,6 +18,23 @@ struct WriteHead {
   bool return_old_on_failure = false;
 };
 
+// ExpressionAttributeValues / Names are refused when the request has no expression to use them;
+// `none_given` is the service's note on which expressions are absent.
+Status CheckPlaceholdersHaveExpression(const rapidjson::Value& req, bool has_expression,
+                                       const char* none_given) {
+  if (has_expression) return Status::Ok();
+  if (Field(req, "ExpressionAttributeValues")) {
+    return Error::Validation(
+        std::string("ExpressionAttributeValues can only be specified when using expressions: ") +
+        none_given);
+  }
+  if (Field(req, "ExpressionAttributeNames")) {
+    return Error::Validation(
+        "ExpressionAttributeNames can only be specified when using expressions");
+  }
+  return Status::Ok();
+}
+
 Result<WriteHead> ParseWriteHead(const rapidjson::Value& req, const char* item_field,
                                  const char* item_path) {
   Constraints c;
@@ -40,17 +57,8 @@ Result<std::optional<expr::Condition>> ParseWriteCondition(const rapidjson::Valu
                                                           const WriteHead& w,
                                                           expr::Placeholders& ph) {
   RETURN_IF_ERROR(CheckNoMixing(req, {"Expected", "ConditionalOperator"}, {"ConditionExpression"}));
-  if (!Field(req, "ConditionExpression")) {
-    if (Field(req, "ExpressionAttributeValues")) {
-      return Error::Validation(
-          "ExpressionAttributeValues can only be specified when using expressions: "
-          "ConditionExpression is null");
-    }
-    if (Field(req, "ExpressionAttributeNames")) {
-      return Error::Validation(
-          "ExpressionAttributeNames can only be specified when using expressions");
-    }
-  }
+  RETURN_IF_ERROR(CheckPlaceholdersHaveExpression(req, Field(req, "ConditionExpression"),
+                                                  "ConditionExpression is null"));
   if (w.return_values && *w.return_values != "NONE" && *w.return_values != "ALL_OLD") {
     return Error::Validation("ReturnValues can only be ALL_OLD or NONE");
   }
@@ -152,17 +160,9 @@ Result<std::string> UpdateItem(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(w, ParseWriteHead(req, "Key", "key"));
   RETURN_IF_ERROR(CheckNoMixing(req, {"AttributeUpdates", "Expected", "ConditionalOperator"},
                                 {"UpdateExpression", "ConditionExpression"}));
-  if (!Field(req, "UpdateExpression") && !Field(req, "ConditionExpression")) {
-    if (Field(req, "ExpressionAttributeValues")) {
-      return Error::Validation(
-          "ExpressionAttributeValues can only be specified when using expressions: "
-          "UpdateExpression and ConditionExpression are null");
-    }
-    if (Field(req, "ExpressionAttributeNames")) {
-      return Error::Validation(
-          "ExpressionAttributeNames can only be specified when using expressions");
-    }
-  }
+  RETURN_IF_ERROR(CheckPlaceholdersHaveExpression(
+      req, Field(req, "UpdateExpression") || Field(req, "ConditionExpression"),
+      "UpdateExpression and ConditionExpression are null"));
   ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
   std::optional<expr::Update> update;
   ASSIGN_OR_RETURN(text, OptString(req, "UpdateExpression"));
