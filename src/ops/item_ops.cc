@@ -1,5 +1,7 @@
 #include "ops/item_ops.h"
 
+#include <spdlog/spdlog.h>
+
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
@@ -131,6 +133,18 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
   batch.AddStats(table.id, old.item ? 0 : 1,
                  static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
   UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
+  if (table.ttl_enabled) {
+    std::optional<int64_t> due = model::ExpiryDueMs(item, table.ttl_attribute);
+    if (due && *due >= model::kMillisecondsLikeSeconds * 1000) {
+      uint64_t n = ++ms_like_ttl_writes_;
+      // Logged at counts 1, 2, 4, 8, ...: visible at once, never a flood.
+      if ((n & (n - 1)) == 0) {
+        spdlog::warn("event=ttl_value_looks_like_milliseconds table={} attribute={} count={} "
+                     "message=\"TTL values are epoch seconds; this item will never expire\"",
+                     table.name, table.ttl_attribute, n);
+      }
+    }
+  }
 }
 
 void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,

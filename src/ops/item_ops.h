@@ -7,6 +7,7 @@
 // in one WriteBatch, so a crash never separates them.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -71,8 +72,9 @@ class ItemOps {
 
   // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
   Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
-  // Adds the write of `item` (replacing `old`) to `batch`, with the stats delta.
-  static void AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
+  // Adds the write of `item` (replacing `old`) to `batch`, with the stats delta and the expiry
+  // index entry. Counts TTL values that look like milliseconds (see ms_like_ttl_writes).
+  void AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& encoded_key, const model::Item& item, size_t item_size,
                      const ReadOutcome& old);
   static void AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
@@ -82,6 +84,10 @@ class ItemOps {
   // checked. Shared by UpdateItem and TransactWriteItems.
   static Result<model::Item> Updated(const model::Item& key, const ReadOutcome& old,
                                      const expr::Update* update);
+
+  // Writes whose TTL value looks like milliseconds rather than seconds (model::
+  // kMillisecondsLikeSeconds): such items never expire in practice, the most common TTL mistake.
+  uint64_t ms_like_ttl_writes() const { return ms_like_ttl_writes_.load(); }
 
   KeyLocks& locks() { return locks_; }
   storage::Store& store() { return store_; }
@@ -94,6 +100,7 @@ class ItemOps {
 
   storage::Store& store_;
   KeyLocks locks_;
+  std::atomic<uint64_t> ms_like_ttl_writes_{0};
 };
 
 }  // namespace ttlstore::ops

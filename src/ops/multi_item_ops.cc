@@ -30,7 +30,7 @@ Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes) {
   storage::WriteBatch batch(ops.store());
   for (size_t i = 0; i < writes.size(); ++i) {
     if (writes[i].is_put) {
-      ItemOps::AddPut(batch, *writes[i].table, keys[i], writes[i].item,
+      ops.AddPut(batch, *writes[i].table, keys[i], writes[i].item,
                       model::ItemSize(writes[i].item), olds[i]);
     } else {
       ItemOps::AddDelete(batch, *writes[i].table, keys[i], olds[i]);
@@ -76,10 +76,10 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
     const TransactAction& a = actions[i];
     switch (a.kind) {
       case Kind::kPut:
-        ItemOps::AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
+        ops.AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
         break;
       case Kind::kUpdate:
-        ItemOps::AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]),
+        ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]),
                         olds[i]);
         break;
       case Kind::kDelete:

@@ -60,6 +60,13 @@ int Serve(const ServeFlags& flags) {
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
   metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
+  metrics.AddSource([&items] {
+    return "# HELP ttlstore_ttl_millisecond_like_values_total Writes whose TTL value looks like "
+           "milliseconds, not epoch seconds: such items never expire.\n"
+           "# TYPE ttlstore_ttl_millisecond_like_values_total counter\n"
+           "ttlstore_ttl_millisecond_like_values_total " +
+           std::to_string(items.ms_like_ttl_writes()) + "\n";
+  });
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats);
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {

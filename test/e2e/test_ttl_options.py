@@ -80,3 +80,23 @@ def test_ttl_can_be_declared_at_table_creation_with_the_reserved_tag(ddb, table_
     while "Item" in ddb.get_item(TableName=table_name, Key={"pk": {"S": "a"}}):
         assert time.time() < deadline, "item declared to expire was not deleted"
         time.sleep(0.1)
+
+
+def test_ttl_values_in_milliseconds_are_counted_as_a_likely_mistake(ddb, table_name, endpoint):
+    import urllib.request
+
+    def count():
+        text = urllib.request.urlopen(endpoint + "/metrics", timeout=5).read().decode()
+        line = [l for l in text.splitlines()
+                if l.startswith("ttlstore_ttl_millisecond_like_values_total ")]
+        return int(float(line[0].split()[1]))
+
+    create_table(ddb, table_name)
+    ddb.update_time_to_live(TableName=table_name,
+                            TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    before = count()
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "s"}, "exp": {"N": str(int(time.time()))}})
+    assert count() == before
+    ddb.put_item(TableName=table_name,
+                 Item={"pk": {"S": "ms"}, "exp": {"N": str(int(time.time() * 1000))}})
+    assert count() == before + 1

@@ -90,6 +90,14 @@ TEST_F(SweeperTest, NonNumbersMissingValuesAndAncientValuesNeverExpire) {
   for (const char* pk : {"string", "none", "ancient", "millis"}) EXPECT_TRUE(Exists(pk)) << pk;
 }
 
+TEST_F(SweeperTest, TtlValuesThatLookLikeMillisecondsAreCounted) {
+  EnableTtl();
+  PutWith("seconds", Seconds(kNowMs + 1000));
+  EXPECT_EQ(ops_->ms_like_ttl_writes(), 0u);
+  PutWith("millis", N(std::to_string(kNowMs)));  // the common mistake: Date.now()
+  EXPECT_EQ(ops_->ms_like_ttl_writes(), 1u);
+}
+
 TEST_F(SweeperTest, AnUpdateThatMovesTheTtlSavesTheItem) {
   EnableTtl();
   PutWith("saved", Seconds(kNowMs + 1000));
