@@ -65,8 +65,17 @@ void WriteBatch::PutItem(std::string_view key, std::string_view encoded_item) {
 void WriteBatch::DeleteItem(std::string_view key) { batch_->Delete(store_.items_, ToSlice(key)); }
 
 void WriteBatch::AddStats(uint32_t table_id, int64_t items, int64_t bytes) {
-  if (items == 0 && bytes == 0) return;
-  batch_->Merge(store_.stats_, TablePrefix(table_id), EncodeStats(items, bytes));
+  auto& [count, size] = pending_stats_[table_id];
+  count += items;
+  size += bytes;
+}
+
+void WriteBatch::FlushStats() {
+  for (const auto& [table_id, delta] : pending_stats_) {
+    if (delta.first == 0 && delta.second == 0) continue;
+    batch_->Merge(store_.stats_, TablePrefix(table_id), EncodeStats(delta.first, delta.second));
+  }
+  pending_stats_.clear();
 }
 
 void WriteBatch::PutExpiry(int64_t due_ms, std::string_view item_key) {
@@ -142,6 +151,7 @@ Status Store::Convert(const void* status, const char* what) const {
 }
 
 Status Store::Write(WriteBatch& batch) {
+  batch.FlushStats();
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   rocksdb::Status s = db_->Write(wo, batch.batch_.get());

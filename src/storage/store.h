@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,7 +65,8 @@ class WriteBatch {
 
   void PutItem(std::string_view key, std::string_view encoded_item);
   void DeleteItem(std::string_view key);
-  // Adds deltas to the table's item count and size.
+  // Adds deltas to the table's item count and size. Deltas are summed per table and written as
+  // one merge when the batch is committed, so a batch of N writes costs one merge, not N.
   void AddStats(uint32_t table_id, int64_t items, int64_t bytes);
   // Adds / removes the expiry-index entry of an item due at `due_ms`.
   void PutExpiry(int64_t due_ms, std::string_view item_key);
@@ -75,8 +77,12 @@ class WriteBatch {
 
  private:
   friend class Store;
+  // Writes the summed stats deltas into batch_. Called by Store::Write.
+  void FlushStats();
+
   const Store& store_;
   std::unique_ptr<rocksdb::WriteBatch> batch_;
+  std::map<uint32_t, std::pair<int64_t, int64_t>> pending_stats_;  // table id -> (items, bytes)
 };
 
 // Iterates the `items` family over a key range, forward or backward. Reads a consistent view
