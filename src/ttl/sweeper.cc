@@ -44,9 +44,17 @@ void Sweeper::Stop() {
 
 Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
   // Due means now > due_ms, so the scan ends at now - 1.
+  int64_t earliest_new = items_.TakeEarliestNewDue();
+  if (earliest_new < watermark_) {
+    watermark_ = earliest_new;  // a write put an entry where the index was empty: restart there
+    cursor_.clear();
+  }
+  std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
   std::vector<DueEntry> due;
   {
-    auto it = items_.store().ScanExpiry(now_ms - 1, cursor_);
+    // No entry has an empty item key, so starting "after" the bare watermark key includes every
+    // entry due at the watermark.
+    auto it = items_.store().ScanExpiry(now_ms - 1, start);
     for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
       DueEntry e;
       std::string_view item_key;
@@ -58,7 +66,10 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
     RETURN_IF_ERROR(it->status());
   }
   if (due.size() < options_.batch_size) {
-    cursor_.clear();  // the wave is drained: the next pass starts from the beginning
+    // Drained: everything due before now is gone (entries added meanwhile lowered the earliest
+    // new due, which the next batch takes).
+    watermark_ = now_ms;
+    cursor_.clear();
   }
   if (due.empty()) {
     stats_.SetLagMs(0);

@@ -54,10 +54,14 @@ class Sweeper {
   Result<size_t> SweepBatch(int64_t now_ms);
   void Loop();
 
-  // The last expiry key handled in the current wave: the next batch resumes after it. Reset to
-  // the start once a wave is drained, so entries written behind it are found on the next pass.
-  // Touched only by the thread running passes.
+  // Where the next batch starts, touched only by the thread running passes. Swept entries leave
+  // tombstones that an LSM tree keeps until compaction; scanning over them again and again would
+  // cost as much as the wave itself, so the sweeper never rescans what it emptied:
+  //   cursor_    the last expiry key handled in the current wave (the next batch resumes after it);
+  //   watermark_ every entry due before it is gone, as of the last drained wave; moved back when
+  //              a write adds an entry due earlier (ItemOps::TakeEarliestNewDue).
   std::string cursor_;
+  int64_t watermark_ = 0;
 
   const SweeperOptions options_;
   ops::TableCatalog& catalog_;

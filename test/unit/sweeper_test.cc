@@ -121,6 +121,18 @@ TEST_F(SweeperTest, ItemsWrittenBeforeTtlWasEnabledExpireToo) {
   EXPECT_FALSE(Exists("early"));
 }
 
+TEST_F(SweeperTest, AnEntryWrittenBehindADrainedWaveIsStillFound) {
+  EnableTtl();
+  Sweeper sweeper(SweeperOptions{}, *catalog_, *ops_, clock_, stats_);
+  PutWith("first", Seconds(kNowMs + 1000));
+  clock_.Advance(5000);
+  ASSERT_TRUE(sweeper.RunPass().ok());  // drains the index up to now
+  EXPECT_FALSE(Exists("first"));
+  PutWith("past", Seconds(kNowMs + 2000));  // due before the swept point
+  ASSERT_TRUE(sweeper.RunPass().ok());
+  EXPECT_FALSE(Exists("past"));
+}
+
 TEST_F(SweeperTest, DisablingTtlStopsDeletions) {
   EnableTtl();
   PutWith("a", Seconds(kNowMs + 1000));
