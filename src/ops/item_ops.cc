@@ -149,7 +149,8 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
 }
 
 void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
-                        const std::string& encoded_key, const ReadOutcome& old) {
+                        const std::string& encoded_key, const ReadOutcome& old,
+                        WriteOrigin /*origin*/) {
   if (!old.item) return;
   batch.DeleteItem(encoded_key);
   batch.AddStats(table.id, -1, -static_cast<int64_t>(old.size));

@@ -25,6 +25,9 @@ namespace ttlstore::ops {
 inline constexpr size_t kMaxPartitionKeyBytes = 2048;
 inline constexpr size_t kMaxSortKeyBytes = 1024;
 
+// Who made a write. TTL deletions are service deletes (D7): their stream records say so.
+enum class WriteOrigin : uint8_t { kUser, kTtl };
+
 struct ReadOutcome {
   std::optional<model::Item> item;
   size_t size = 0;  // DynamoDB item size (0 if absent)
@@ -72,13 +75,17 @@ class ItemOps {
 
   // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
   Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
-  // Adds the write of `item` (replacing `old`) to `batch`, with the stats delta and the expiry
-  // index entry. Counts TTL values that look like milliseconds (see ms_like_ttl_writes).
+  // Adds the write of `item` (replacing `old`) to `batch` with all its companions: the stats
+  // delta, the expiry-index entry, secondary-index entries and the stream record. Counts TTL
+  // values that look like milliseconds (see ms_like_ttl_writes).
   void AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
-                     const std::string& encoded_key, const model::Item& item, size_t item_size,
-                     const ReadOutcome& old);
-  static void AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
-                        const std::string& encoded_key, const ReadOutcome& old);
+              const std::string& encoded_key, const model::Item& item, size_t item_size,
+              const ReadOutcome& old);
+  // Adds the deletion of `old` (nothing if absent) with the same companions. Every delete, user
+  // or TTL, goes through here.
+  void AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                 const std::string& encoded_key, const ReadOutcome& old,
+                 WriteOrigin origin = WriteOrigin::kUser);
 
   // The result of applying `update` to `old` (or to `key` when there is no old item), size
   // checked. Shared by UpdateItem and TransactWriteItems.

@@ -33,7 +33,7 @@ Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes) {
       ops.AddPut(batch, *writes[i].table, keys[i], writes[i].item,
                       model::ItemSize(writes[i].item), olds[i]);
     } else {
-      ItemOps::AddDelete(batch, *writes[i].table, keys[i], olds[i]);
+      ops.AddDelete(batch, *writes[i].table, keys[i], olds[i]);
     }
   }
   return ops.store().Write(batch);
@@ -83,7 +83,7 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
                         olds[i]);
         break;
       case Kind::kDelete:
-        ItemOps::AddDelete(batch, *a.table, keys[i], olds[i]);
+        ops.AddDelete(batch, *a.table, keys[i], olds[i]);
         break;
       case Kind::kConditionCheck:
         break;

@@ -86,6 +86,18 @@ void WriteBatch::DeleteExpiry(int64_t due_ms, std::string_view item_key) {
   batch_->Delete(store_.expiry_, ExpiryKey(due_ms, item_key));
 }
 
+void WriteBatch::Put(Family family, std::string_view key, std::string_view value) {
+  batch_->Put(store_.HandleOf(family), ToSlice(key), ToSlice(value));
+}
+
+void WriteBatch::Delete(Family family, std::string_view key) {
+  batch_->Delete(store_.HandleOf(family), ToSlice(key));
+}
+
+void WriteBatch::DeleteRange(Family family, std::string_view begin, std::string_view end) {
+  batch_->DeleteRange(store_.HandleOf(family), ToSlice(begin), ToSlice(end));
+}
+
 void WriteBatch::PutTable(const model::TableDescriptor& table) {
   batch_->Put(store_.catalog_, table.name, EncodeTableDescriptor(table));
 }
@@ -124,6 +136,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"items", cf_options},
       {"stats", stats_options},
       {"expiry", cf_options},
+      {"indexes", cf_options},
+      {"streams", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
@@ -135,6 +149,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->items_ = store->handles_[2];
   store->stats_ = store->handles_[3];
   store->expiry_ = store->handles_[4];
+  store->indexes_ = store->handles_[5];
+  store->streams_ = store->handles_[6];
   return store;
 }
 
@@ -158,9 +174,28 @@ Status Store::Write(WriteBatch& batch) {
   return Convert(&s, "write failed");
 }
 
+rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
+  return family == Family::kIndexes ? indexes_ : streams_;
+}
+
 Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {
+  return Get(items_, key);
+}
+
+Result<std::optional<std::string>> Store::Get(Family family, std::string_view key) const {
+  return Get(HandleOf(family), key);
+}
+
+std::unique_ptr<ItemIterator> Store::ScanFamily(Family family, std::string lower,
+                                                std::string upper, bool reverse,
+                                                const std::string* start_after) const {
+  return Scan(HandleOf(family), std::move(lower), std::move(upper), reverse, start_after);
+}
+
+Result<std::optional<std::string>> Store::Get(rocksdb::ColumnFamilyHandle* family,
+                                              std::string_view key) const {
   rocksdb::PinnableSlice value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_, ToSlice(key), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), family, ToSlice(key), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return Convert(&s, "read failed").error();
   return std::optional<std::string>(value.ToString());

@@ -11,6 +11,8 @@
 //            same batch as each item write, so counts survive crashes without a rescan.
 //   expiry   due time (ms, 8 bytes BE) . item key -> empty: the items of TTL-enabled tables in
 //            the order they expire, so the sweeper reads only what is due (storage/expiry_key.h).
+//   indexes  secondary-index entries (src/index owns the layout)
+//   streams  stream records and stream metadata (src/streams owns the layout)
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -55,6 +57,9 @@ struct TableStats {
 
 class Store;
 
+// The families whose key layouts belong to a feature outside storage/ (see the list above).
+enum class Family : uint8_t { kIndexes, kStreams };
+
 // One atomic write. Build it, then Store::Write it.
 class WriteBatch {
  public:
@@ -71,6 +76,11 @@ class WriteBatch {
   // Adds / removes the expiry-index entry of an item due at `due_ms`.
   void PutExpiry(int64_t due_ms, std::string_view item_key);
   void DeleteExpiry(int64_t due_ms, std::string_view item_key);
+  // Writes to a feature-owned family.
+  void Put(Family family, std::string_view key, std::string_view value);
+  void Delete(Family family, std::string_view key);
+  // Removes every key in [begin, end).
+  void DeleteRange(Family family, std::string_view begin, std::string_view end);
   void PutTable(const model::TableDescriptor& table);
   // Removes the table's catalog entry, every item and its stats.
   void DropTable(const model::TableDescriptor& table);
@@ -129,6 +139,11 @@ class Store {
   std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms,
                                            const std::string& start_after = "") const;
 
+  // Reads and scans of a feature-owned family (same contracts as GetItem and ScanItems).
+  Result<std::optional<std::string>> Get(Family family, std::string_view key) const;
+  std::unique_ptr<ItemIterator> ScanFamily(Family family, std::string lower, std::string upper,
+                                           bool reverse, const std::string* start_after) const;
+
   Result<std::vector<model::TableDescriptor>> LoadTables() const;
   // Allocates a table id never used before in this data dir (persisted at once).
   Result<uint32_t> AllocateTableId();
@@ -138,6 +153,9 @@ class Store {
   friend class WriteBatch;
   Store() = default;
   Status Convert(const void* rocksdb_status, const char* what) const;
+  rocksdb::ColumnFamilyHandle* HandleOf(Family family) const;
+  Result<std::optional<std::string>> Get(rocksdb::ColumnFamilyHandle* family,
+                                         std::string_view key) const;
   std::unique_ptr<ItemIterator> Scan(rocksdb::ColumnFamilyHandle* family, std::string lower,
                                      std::string upper, bool reverse,
                                      const std::string* start_after) const;
@@ -150,6 +168,8 @@ class Store {
   rocksdb::ColumnFamilyHandle* items_ = nullptr;
   rocksdb::ColumnFamilyHandle* stats_ = nullptr;
   rocksdb::ColumnFamilyHandle* expiry_ = nullptr;
+  rocksdb::ColumnFamilyHandle* indexes_ = nullptr;
+  rocksdb::ColumnFamilyHandle* streams_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

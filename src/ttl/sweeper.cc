@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <pthread.h>
+
 #include <chrono>
 #include <map>
 
@@ -31,7 +33,12 @@ Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOp
 
 Sweeper::~Sweeper() { Stop(); }
 
-void Sweeper::Start() { thread_ = std::thread([this] { Loop(); }); }
+void Sweeper::Start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ttl-sweeper");  // shows in top -H and perf
+    Loop();
+  });
+}
 
 void Sweeper::Stop() {
   {
@@ -100,7 +107,7 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
       ++dropped;
       continue;
     }
-    ops::ItemOps::AddDelete(batch, *table, e.item_key, old);  // removes the entry too
+    items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
     ++deleted[table->name];
   }
   RETURN_IF_ERROR(items_.store().Write(batch));
