@@ -67,7 +67,7 @@ int Serve(const ServeFlags& flags) {
            "ttlstore_ttl_millisecond_like_values_total " +
            std::to_string(items.ms_like_ttl_writes()) + "\n";
   });
-  ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats);
+  ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -114,10 +114,14 @@ int main(int argc, char** argv) {
                     "expired item is deleted within about this long (default: 200)")
       ->check(CLI::Range(1, 60000));
   serve->add_option("--ttl-sweep-budget-ms", flags.sweeper.budget_ms,
-                    "Most time one TTL sweeper pass works before yielding to requests; during a "
-                    "large expiry wave the sweeper uses at most about half of one core "
+                    "Most time one TTL sweeper pass works before yielding to requests "
                     "(default: 25)")
       ->check(CLI::Range(1, 10000));
+  serve->add_option("--ttl-sweep-busy-percent", flags.sweeper.busy_percent,
+                    "Share of one core the TTL sweeper may take during an expiry wave while "
+                    "requests are being served; an idle server lets it run flat out "
+                    "(default: 25)")
+      ->check(CLI::Range(1, 100));
   serve->add_option("--log-level", flags.log_level,
                     "trace, debug, info, warn, error or off (default: info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -1,5 +1,7 @@
 #include "server/metrics.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 namespace ttlstore::server {
@@ -7,6 +9,8 @@ namespace ttlstore::server {
 void Metrics::RecordRequest(const std::string& operation, const std::string& outcome,
                             double seconds) {
   const std::string& op = operation.empty() ? std::string("unknown") : operation;
+  load_.AddBusy(std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(seconds)));
   std::lock_guard<std::mutex> lock(mu_);
   ++requests_[{op, outcome}];
   Histogram& h = latency_[op];

@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "common/load_meter.h"
+
 namespace ttlstore::server {
 
 class Metrics {
@@ -19,6 +21,9 @@ class Metrics {
   // `outcome` is "ok" or the error's short type.
   void RecordRequest(const std::string& operation, const std::string& outcome,
                      double seconds);
+
+  // The foreground time of every recorded request, for background work to pace itself by.
+  const LoadMeter& load() const { return load_; }
 
   // Adds a source of further metric text (e.g. the TTL sweeper's), appended on every scrape.
   // Call before serving.
@@ -37,6 +42,7 @@ class Metrics {
     double sum = 0;
   };
 
+  LoadMeter load_;
   std::vector<std::function<std::string()>> sources_;  // constant after start-up
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, uint64_t> requests_;  // GUARDED_BY(mu_)

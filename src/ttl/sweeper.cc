@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -27,9 +28,23 @@ uint32_t TableIdOf(std::string_view item_key) {
 
 }  // namespace
 
+std::chrono::nanoseconds PauseAfterPass(const SweeperOptions& options, bool backlog,
+                                        std::chrono::nanoseconds took, double foreground_share) {
+  if (!backlog) return std::chrono::milliseconds(options.interval_ms);
+  if (foreground_share < kIdleForegroundShare) return std::chrono::nanoseconds(0);
+  // Work `took`, rest long enough that the work is busy_percent of the cycle.
+  int percent = std::clamp(options.busy_percent, 1, 100);
+  return took * (100 - percent) / percent;
+}
+
 Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOps& items,
-                 const Clock& clock, TtlStats& stats)
-    : options_(options), catalog_(catalog), items_(items), clock_(clock), stats_(stats) {}
+                 const Clock& clock, TtlStats& stats, const LoadMeter* load)
+    : options_(options),
+      catalog_(catalog),
+      items_(items),
+      clock_(clock),
+      stats_(stats),
+      load_(load) {}
 
 Sweeper::~Sweeper() { Stop(); }
 
@@ -89,6 +104,7 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
   ops::KeyLocks::Guard guard(items_.locks(), keys);
   storage::WriteBatch batch(items_.store());
   std::map<std::string, uint64_t> deleted;
+  std::vector<int64_t> lags_ms;  // due times until the write is done, then lags
   uint64_t dropped = 0;
   for (const auto& e : due) {
     ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
@@ -109,10 +125,14 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
     }
     items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
     ++deleted[table->name];
+    lags_ms.push_back(e.due_ms);
   }
   RETURN_IF_ERROR(items_.store().Write(batch));
   for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
   stats_.AddDroppedEntries(dropped);
+  int64_t done_ms = clock_.NowMs();
+  for (int64_t& v : lags_ms) v = done_ms - v;
+  stats_.RecordDeletionLags(lags_ms);
   return due.size();
 }
 
@@ -134,18 +154,29 @@ Result<bool> Sweeper::RunPass() {
 }
 
 void Sweeper::Loop() {
+  // The foreground's time over the window since the last decision (the last pause and pass).
+  auto window_start = std::chrono::steady_clock::now();
+  auto busy_start = load_ ? load_->busy() : std::chrono::nanoseconds(0);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     lock.unlock();
     auto start = std::chrono::steady_clock::now();
     auto backlog = RunPass();
-    auto took = std::chrono::steady_clock::now() - start;
+    auto now = std::chrono::steady_clock::now();
     if (!backlog) spdlog::error("event=ttl_sweep_failed message=\"{}\"", backlog.error().message());
+    double foreground_share = 1.0;
+    if (load_) {
+      auto busy = load_->busy();
+      auto window = std::max<std::chrono::nanoseconds>(now - window_start,
+                                                       std::chrono::microseconds(1));
+      foreground_share = static_cast<double>((busy - busy_start).count()) /
+                         static_cast<double>(window.count());
+      window_start = now;
+      busy_start = busy;
+    }
+    auto pause = PauseAfterPass(options_, backlog.ok() && *backlog, now - start, foreground_share);
     lock.lock();
-    // With a backlog, pause as long as the pass ran: the sweeper takes at most about half of one
-    // core and foreground requests keep the rest.
-    auto pause = backlog.ok() && *backlog ? took : std::chrono::milliseconds(options_.interval_ms);
-    wake_.wait_for(lock, pause, [this] { return stop_; });
+    if (pause.count() > 0) wake_.wait_for(lock, pause, [this] { return stop_; });
   }
 }
 

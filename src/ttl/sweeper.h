@@ -9,16 +9,20 @@
 // per group of items.
 //
 // Foreground first (D5), in the spirit of Redis's active expiry: a pass stops after
-// `budget_ms` of work; while a backlog remains the next pass starts after a pause as long as the
-// pass itself (at most about half of one core), otherwise the sweeper sleeps `interval_ms`.
+// `budget_ms` of work. While a backlog remains, the pause before the next pass depends on the
+// foreground (a LoadMeter fed by the HTTP server): with requests being served, the sweeper keeps
+// to `busy_percent` of one core; with the server idle, it runs passes back to back and clears the
+// wave as fast as it can. Without a backlog it sleeps `interval_ms`.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
 
 #include "common/clock.h"
+#include "common/load_meter.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
 #include "ttl/ttl_stats.h"
@@ -32,14 +36,26 @@ struct SweeperOptions {
   // The most work one pass does before yielding to foreground requests. Unit: milliseconds.
   // Default: 25.
   int budget_ms = 25;
+  // The share of one core the sweeper may take during a backlog while requests are being
+  // served. Unit: percent. Default: 25.
+  int busy_percent = 25;
   // Items deleted per WriteBatch (one WAL write and one lock acquisition round). Default: 256.
   size_t batch_size = 256;
 };
 
+// Below this share of one core spent on requests, the server counts as idle for the sweeper.
+inline constexpr double kIdleForegroundShare = 0.05;
+
+// The pause after a pass that took `took`. `foreground_share` is the time spent serving requests
+// over the last pass and pause, as a share of one core (may exceed 1 with several threads).
+std::chrono::nanoseconds PauseAfterPass(const SweeperOptions& options, bool backlog,
+                                        std::chrono::nanoseconds took, double foreground_share);
+
 class Sweeper {
  public:
+  // `load` (may be null: the server counts as always busy) paces the sweeper during a backlog.
   Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOps& items,
-          const Clock& clock, TtlStats& stats);
+          const Clock& clock, TtlStats& stats, const LoadMeter* load = nullptr);
   ~Sweeper();  // stops the thread
 
   void Start();
@@ -68,6 +84,7 @@ class Sweeper {
   ops::ItemOps& items_;
   const Clock& clock_;
   TtlStats& stats_;
+  const LoadMeter* load_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;  // GUARDED_BY(mu_)

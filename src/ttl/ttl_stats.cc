@@ -9,6 +9,17 @@ void TtlStats::AddDeleted(const std::string& table, uint64_t n) {
   deleted_[table] += n;
 }
 
+void TtlStats::RecordDeletionLags(const std::vector<int64_t>& lags_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int64_t ms : lags_ms) {
+    double seconds = static_cast<double>(ms) / 1000.0;
+    size_t b = 0;
+    while (b < kLagBuckets.size() && seconds > kLagBuckets[b]) ++b;
+    ++lag_counts_[b];
+    lag_sum_seconds_ += seconds;
+  }
+}
+
 uint64_t TtlStats::deleted(const std::string& table) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = deleted_.find(table);
@@ -29,6 +40,22 @@ std::string TtlStats::Render() const {
          "item not yet deleted (0 when none is due).\n";
   out += "# TYPE ttlstore_ttl_expiry_lag_seconds gauge\n";
   out += fmt::format("ttlstore_ttl_expiry_lag_seconds {}\n", lag_ms_.load() / 1000.0);
+  out += "# HELP ttlstore_ttl_deletion_lag_seconds How long after its expiry time each item "
+         "was deleted.\n";
+  out += "# TYPE ttlstore_ttl_deletion_lag_seconds histogram\n";
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b < kLagBuckets.size(); ++b) {
+      cumulative += lag_counts_[b];
+      out += fmt::format("ttlstore_ttl_deletion_lag_seconds_bucket{{le=\"{}\"}} {}\n",
+                         kLagBuckets[b], cumulative);
+    }
+    cumulative += lag_counts_.back();
+    out += fmt::format("ttlstore_ttl_deletion_lag_seconds_bucket{{le=\"+Inf\"}} {}\n", cumulative);
+    out += fmt::format("ttlstore_ttl_deletion_lag_seconds_sum {}\n", lag_sum_seconds_);
+    out += fmt::format("ttlstore_ttl_deletion_lag_seconds_count {}\n", cumulative);
+  }
   out += "# HELP ttlstore_ttl_sweeper_passes_total Passes of the expiry sweeper.\n";
   out += "# TYPE ttlstore_ttl_sweeper_passes_total counter\n";
   out += fmt::format("ttlstore_ttl_sweeper_passes_total {}\n", passes_.load());

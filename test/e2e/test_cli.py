@@ -9,7 +9,8 @@ import pytest
 from e2e_util import TTLSTORE_BIN, create_table, make_client
 
 SERVE_FLAGS = ["--host", "--port", "--data-dir", "--sync", "--threads", "--block-cache-mb",
-               "--log-level"]
+               "--log-level", "--ttl-sweep-interval-ms", "--ttl-sweep-budget-ms",
+               "--ttl-sweep-busy-percent"]
 
 
 def out(proc) -> dict:
@@ -112,7 +113,9 @@ def test_ttlstore_serve_help_exits_0_and_mentions_every_flag():
         assert flag in proc.stdout, f"{flag} missing from serve --help"
 
 
-@pytest.mark.parametrize("args", [["serve", "--bogus"], ["--bogus"], ["serve", "--port", "x"]])
+@pytest.mark.parametrize("args", [["serve", "--bogus"], ["--bogus"], ["serve", "--port", "x"],
+                                  ["serve", "--ttl-sweep-busy-percent", "0"],
+                                  ["serve", "--ttl-sweep-busy-percent", "101"]])
 def test_ttlstore_rejects_bad_arguments_with_exit_code_2(args):
     proc = run_ttlstore(*args)
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)

@@ -46,6 +46,7 @@ FIVE_YEARS = 5 * YEAR
 DELETED = "ttlstore_ttl_deleted_items_total"
 PASSES = "ttlstore_ttl_sweeper_passes_total"
 LAG = "ttlstore_ttl_expiry_lag_seconds"
+DELETION_LAG = "ttlstore_ttl_deletion_lag_seconds"
 
 
 # --------------------------------------------------------------------------------------------
@@ -464,6 +465,12 @@ def test_metrics(server, ddb, table, table_name):
     p0 = metric(port, PASSES)
     wait_until(lambda: metric(port, PASSES) > p0, 2.0, f"{PASSES} to increase from {p0}")
 
+    def late(within_seconds: str) -> float:
+        """Deleted items, and those of them deleted more than `within_seconds` after expiry."""
+        buckets = {lab["le"]: v for lab, v in samples(metrics_text(port), DELETION_LAG + "_bucket")}
+        return buckets["+Inf"], buckets["+Inf"] - buckets[within_seconds]
+
+    total0, late0 = late("10")
     other = table_name + "_other"
     create_table(ddb, other)
     try:
@@ -483,6 +490,9 @@ def test_metrics(server, ddb, table, table_name):
         # Counted once each, per table; the user's DeleteItem is not a TTL deletion.
         assert deleted_count(port, table) == 7
         assert deleted_count(port, other) == 2
+        # The deletion-lag histogram saw the nine, each deleted about 30 s after its expiry.
+        total1, late1 = late("10")
+        assert total1 - total0 >= 9 and late1 - late0 >= 9, (total0, late0, total1, late1)
     finally:
         ddb.delete_table(TableName=other)
     lag = [v for _, v in samples(metrics_text(port), LAG)]

@@ -66,6 +66,20 @@ TEST_F(SweeperTest, DeletesAnItemOnceNowPassesItsExpiry) {
   EXPECT_EQ(store_->GetStats(table_.id)->item_count, 0);
 }
 
+TEST_F(SweeperTest, RecordsHowLongAfterItsExpiryEachItemWasDeleted) {
+  EnableTtl();
+  PutWith("a", Seconds(kNowMs));
+  PutWith("b", Seconds(kNowMs));
+  clock_.Advance(400);  // deleted 0.4 s late: in the 0.5 s bucket, not in the 0.3 s one
+  Sweep();
+  std::string text = stats_.Render();
+  EXPECT_NE(text.find("ttlstore_ttl_deletion_lag_seconds_bucket{le=\"0.3\"} 0\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("ttlstore_ttl_deletion_lag_seconds_bucket{le=\"0.5\"} 2\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("ttlstore_ttl_deletion_lag_seconds_count 2\n"), std::string::npos);
+}
+
 TEST_F(SweeperTest, FractionsAndExponentsAreEpochSecondsToo) {
   EnableTtl();
   PutWith("fraction", N("1795305600.5"));
@@ -191,6 +205,37 @@ TEST(Expiry, HidingNeedsTtlAndTheOptInTagAndAnExpiredValue) {
   EXPECT_FALSE(model::IsHiddenExpired(t, {{"t", model::AttributeValue::Num("3000")}}, now));
   t.ttl_enabled = false;
   EXPECT_FALSE(model::IsHiddenExpired(t, expired, now));
+}
+
+}  // namespace
+}  // namespace ttlstore::ttl
+
+namespace ttlstore::ttl {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(SweeperPacingTest, WithoutABacklogItSleepsTheInterval) {
+  SweeperOptions options;
+  options.interval_ms = 200;
+  EXPECT_EQ(PauseAfterPass(options, false, milliseconds(3), 0.0), milliseconds(200));
+  EXPECT_EQ(PauseAfterPass(options, false, milliseconds(3), 1.5), milliseconds(200));
+}
+
+TEST(SweeperPacingTest, AnIdleServerLetsItRunFlatOut) {
+  SweeperOptions options;
+  EXPECT_EQ(PauseAfterPass(options, true, milliseconds(25), 0.0).count(), 0);
+  EXPECT_EQ(PauseAfterPass(options, true, milliseconds(25), kIdleForegroundShare / 2).count(), 0);
+}
+
+TEST(SweeperPacingTest, ServingRequestsKeepsItToItsShareOfOneCore) {
+  SweeperOptions options;
+  options.busy_percent = 25;  // work 25 ms, rest 75 ms
+  EXPECT_EQ(PauseAfterPass(options, true, milliseconds(25), 0.5), milliseconds(75));
+  options.busy_percent = 50;
+  EXPECT_EQ(PauseAfterPass(options, true, milliseconds(25), 1.9), milliseconds(25));
+  options.busy_percent = 100;
+  EXPECT_EQ(PauseAfterPass(options, true, milliseconds(25), 1.0).count(), 0);
 }
 
 }  // namespace
