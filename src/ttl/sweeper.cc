@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -136,8 +137,20 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
   return due.size();
 }
 
+namespace {
+
+// CPU time of the calling thread, in microseconds.
+uint64_t ThreadCpuMicros() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
+}
+
+}  // namespace
+
 Result<bool> Sweeper::RunPass() {
   auto start = std::chrono::steady_clock::now();
+  uint64_t cpu_start = ThreadCpuMicros();
   auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
   bool backlog = false;
   while (true) {
@@ -149,7 +162,8 @@ Result<bool> Sweeper::RunPass() {
     }
   }
   auto busy = std::chrono::steady_clock::now() - start;
-  stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count());
+  stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),
+                 ThreadCpuMicros() - cpu_start);
   return backlog;
 }
 

@@ -62,6 +62,10 @@ std::string TtlStats::Render() const {
   out += "# HELP ttlstore_ttl_sweeper_busy_seconds_total Time the sweeper spent working.\n";
   out += "# TYPE ttlstore_ttl_sweeper_busy_seconds_total counter\n";
   out += fmt::format("ttlstore_ttl_sweeper_busy_seconds_total {}\n", busy_us_.load() / 1e6);
+  out += "# HELP ttlstore_ttl_sweeper_cpu_seconds_total CPU time of the sweeper thread in its "
+         "passes (steadier than busy time on a loaded machine).\n";
+  out += "# TYPE ttlstore_ttl_sweeper_cpu_seconds_total counter\n";
+  out += fmt::format("ttlstore_ttl_sweeper_cpu_seconds_total {}\n", cpu_us_.load() / 1e6);
   out += "# HELP ttlstore_ttl_stale_entries_dropped_total Expiry-index entries dropped without a "
          "delete: the item was saved by an update (D10), too old to expire (D4), or TTL is off.\n";
   out += "# TYPE ttlstore_ttl_stale_entries_dropped_total counter\n";

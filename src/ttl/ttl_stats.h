@@ -15,9 +15,11 @@ namespace ttlstore::ttl {
 class TtlStats {
  public:
   void AddDeleted(const std::string& table, uint64_t n);
-  void AddPass(uint64_t busy_us) {
+  // One pass that took `busy_us` of wall time and `cpu_us` of the sweeper thread's CPU time.
+  void AddPass(uint64_t busy_us, uint64_t cpu_us) {
     passes_ += 1;
     busy_us_ += busy_us;
+    cpu_us_ += cpu_us;
   }
   void SetLagMs(int64_t lag_ms) { lag_ms_ = lag_ms; }
   void AddDroppedEntries(uint64_t n) { dropped_entries_ += n; }
@@ -31,6 +33,7 @@ class TtlStats {
  private:
   std::atomic<uint64_t> passes_{0};
   std::atomic<uint64_t> busy_us_{0};
+  std::atomic<uint64_t> cpu_us_{0};
   std::atomic<int64_t> lag_ms_{0};
   std::atomic<uint64_t> dropped_entries_{0};
   // Upper bounds of the deletion-lag buckets, in seconds (+Inf is implicit).
