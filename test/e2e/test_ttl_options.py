@@ -56,6 +56,13 @@ def test_expired_items_stay_visible_until_deleted_unless_the_table_opts_to_hide_
     assert [i["sk"]["N"] for i in batch["Responses"][table]] == ["2"]
     tx = client.transact_get_items(TransactItems=[{"Get": {"TableName": table, "Key": key}}])
     assert "Item" not in tx["Responses"][0]
+    # PartiQL reads too: a point SELECT and a scan.
+    point = client.execute_statement(
+        Statement=f'SELECT * FROM "{table}" WHERE pk = ? AND sk = ?',
+        Parameters=[{"S": "p"}, {"N": "1"}])
+    assert point["Items"] == []
+    scanned = client.execute_statement(Statement=f'SELECT sk FROM "{table}"')
+    assert sorted(int(i["sk"]["N"]) for i in scanned["Items"]) == [2, 3]
 
     # The item is only hidden, not gone: removing the tag shows it again.
     client.untag_resource(ResourceArn=_arn(client, table), TagKeys=[HIDE["Key"]])

@@ -8,6 +8,7 @@
 #include "api/partiql/parser.h"
 #include "api/request.h"
 #include "expr/projection.h"
+#include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/query_scan.h"
 
@@ -202,6 +203,7 @@ Result<SelectPage> RunSelect(const Services& s, const Prepared& p, std::optional
   const model::TableDescriptor& table = *p.table;
   ops::PageOptions options;
   options.filter = p.filter ? &*p.filter : nullptr;
+  options.now_ms = s.clock.NowMs();  // for tables that hide expired items
   auto take = [&](const ops::Page& r) {
     for (const auto& item : r.items) page.items.push_back(Project(p.statement, item));
     page.bytes_read += r.bytes_read;
@@ -242,6 +244,9 @@ Result<GetResult> RunGet(const Services& s, const Prepared& p) {
   ASSIGN_OR_RETURN(read, s.items.Get(*p.table, p.item.item));
   GetResult g;
   g.bytes_read = read.size;
+  if (read.item && model::IsHiddenExpired(*p.table, *read.item, s.clock.NowMs())) {
+    read.item.reset();  // the table hides expired items: as if already deleted
+  }
   if (read.item && (!p.condition || p.condition->Evaluate(*read.item))) {
     g.item = Project(p.statement, *read.item);
   }
