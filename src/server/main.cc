@@ -1,4 +1,5 @@
 // ttlstore: the command line. `ttlstore serve` opens the data dir and serves the DynamoDB API.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -6,6 +7,7 @@
 #include <filesystem>
 
 #include "api/dispatch.h"
+#include "check/consistency.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
@@ -67,6 +69,21 @@ int Serve(const ServeFlags& flags) {
            "ttlstore_ttl_millisecond_like_values_total " +
            std::to_string(items.ms_like_ttl_writes()) + "\n";
   });
+  metrics.AddSource([store = store->get()] {
+    storage::CompactionState c = store->Compactions();
+    return fmt::format(
+        "# HELP ttlstore_storage_running_compactions RocksDB compactions in progress.\n"
+        "# TYPE ttlstore_storage_running_compactions gauge\n"
+        "ttlstore_storage_running_compactions {}\n"
+        "# HELP ttlstore_storage_running_flushes RocksDB memtable flushes in progress.\n"
+        "# TYPE ttlstore_storage_running_flushes gauge\n"
+        "ttlstore_storage_running_flushes {}\n"
+        "# HELP ttlstore_storage_pending_compaction_bytes Bytes RocksDB estimates compaction "
+        "still has to rewrite.\n"
+        "# TYPE ttlstore_storage_pending_compaction_bytes gauge\n"
+        "ttlstore_storage_pending_compaction_bytes {}\n",
+        c.running, c.running_flushes, c.pending_bytes);
+  });
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {
@@ -85,6 +102,39 @@ int Serve(const ServeFlags& flags) {
   sweeper.Stop();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
+}
+
+int Check(const std::string& data_dir) {
+  using namespace ttlstore;
+  if (!std::filesystem::is_directory(data_dir)) {
+    std::fprintf(stderr, "ttlstore check: no data dir at %s\n", data_dir.c_str());
+    return 1;
+  }
+  storage::StoreOptions options;
+  options.path = data_dir;
+  auto store = storage::Store::Open(options);
+  if (!store) {
+    std::fprintf(stderr, "ttlstore check: %s (is a server still running on it?)\n",
+                 store.error().message().c_str());
+    return 1;
+  }
+  auto report = check::CheckStore(**store, SystemClock().NowMs());
+  if (!report) {
+    std::fprintf(stderr, "ttlstore check: %s\n", report.error().message().c_str());
+    return 1;
+  }
+  for (const auto& p : report->problems) std::printf("problem: %s\n", p.c_str());
+  if (report->problem_count > report->problems.size()) {
+    std::printf("... and %llu more problems\n",
+                static_cast<unsigned long long>(report->problem_count - report->problems.size()));
+  }
+  std::printf("%s: %llu tables, %llu items, %llu expiry entries (%llu stale), %llu problems\n",
+              report->ok() ? "ok" : "FAILED", static_cast<unsigned long long>(report->tables),
+              static_cast<unsigned long long>(report->items),
+              static_cast<unsigned long long>(report->expiry_entries),
+              static_cast<unsigned long long>(report->stale_expiry_entries),
+              static_cast<unsigned long long>(report->problem_count));
+  return report->ok() ? 0 : 1;
 }
 
 }  // namespace
@@ -125,6 +175,11 @@ int main(int argc, char** argv) {
   serve->add_option("--log-level", flags.log_level,
                     "trace, debug, info, warn, error or off (default: info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  std::string check_dir = "./ttlstore-data";
+  CLI::App* check = app.add_subcommand(
+      "check", "Verify a data dir's invariants (items, stats, expiry index); exit 0 if whole, 1 "
+               "if not. Stop the server first.");
+  check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -136,5 +191,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (serve->parsed()) return Serve(flags);
+  if (check->parsed()) return Check(check_dir);
   return 2;
 }

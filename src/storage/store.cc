@@ -225,6 +225,11 @@ std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string up
   return Scan(items_, std::move(lower), std::move(upper), reverse, start_after);
 }
 
+Result<bool> Store::HasExpiry(int64_t due_ms, std::string_view item_key) const {
+  ASSIGN_OR_RETURN(value, Get(expiry_, ExpiryKey(due_ms, item_key)));
+  return value.has_value();
+}
+
 std::unique_ptr<ItemIterator> Store::ScanExpiry(int64_t up_to_due_ms,
                                                 const std::string& start_after) const {
   std::string upper;
@@ -309,6 +314,20 @@ Result<TableStats> Store::GetStats(uint32_t table_id) const {
   if (!s.ok()) return Convert(&s, "read failed").error();
   if (!DecodeStats(value, &stats)) return Error::Internal("corrupt stats");
   return stats;
+}
+
+CompactionState Store::Compactions() const {
+  CompactionState state;
+  db_->GetIntProperty(rocksdb::DB::Properties::kNumRunningCompactions, &state.running);
+  db_->GetIntProperty(rocksdb::DB::Properties::kNumRunningFlushes, &state.running_flushes);
+  // The estimate is per family; sum them.
+  for (auto* h : handles_) {
+    uint64_t bytes = 0;
+    if (db_->GetIntProperty(h, rocksdb::DB::Properties::kEstimatePendingCompactionBytes, &bytes)) {
+      state.pending_bytes += bytes;
+    }
+  }
+  return state;
 }
 
 }  // namespace ttlstore::storage

@@ -50,6 +50,13 @@ struct StoreOptions {
   size_t block_cache_bytes = 64u << 20;
 };
 
+// RocksDB's background work, for /metrics and for benchmarks that wait for a quiet store.
+struct CompactionState {
+  uint64_t running = 0;        // compactions in progress
+  uint64_t pending_bytes = 0;  // estimated bytes compaction still has to rewrite
+  uint64_t running_flushes = 0;
+};
+
 struct TableStats {
   int64_t item_count = 0;
   int64_t size_bytes = 0;
@@ -134,6 +141,8 @@ class Store {
   // ExclusiveStartKey), whether or not an item exists under it.
   std::unique_ptr<ItemIterator> ScanItems(std::string lower, std::string upper, bool reverse,
                                           const std::string* start_after) const;
+  // Whether the expiry index holds the entry (due_ms, item_key).
+  Result<bool> HasExpiry(int64_t due_ms, std::string_view item_key) const;
   // Expiry-index entries due at or before `due_ms`, earliest first (keys per ExpiryKey),
   // starting just after `start_after` when it is not empty.
   std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms,
@@ -148,6 +157,7 @@ class Store {
   // Allocates a table id never used before in this data dir (persisted at once).
   Result<uint32_t> AllocateTableId();
   Result<TableStats> GetStats(uint32_t table_id) const;
+  CompactionState Compactions() const;
 
  private:
   friend class WriteBatch;

@@ -257,3 +257,12 @@ def cli_env(home: Path) -> dict:
         "HOME": str(home),
     })
     return env
+
+
+def check_data_dir(data_dir) -> str:
+    """Runs `ttlstore check` on a stopped server's data dir; fails the test unless it is whole."""
+    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir)],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
+    assert proc.stdout.startswith("ok:"), proc.stdout
+    return proc.stdout

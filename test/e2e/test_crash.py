@@ -17,7 +17,7 @@ import time
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_util import create_table, make_client
+from e2e_util import check_data_dir, create_table, make_client
 
 TABLE = "crash_items"
 THREADS = 4
@@ -152,4 +152,5 @@ def test_acknowledged_writes_survive_kill_9_under_concurrent_load(start_server, 
         count = client.describe_table(TableName=TABLE)["Table"]["ItemCount"]
         assert count == present, f"ItemCount {count} but {present} items present"
         assert srv.stop() == 0
+        check_data_dir(data)  # stats, keys and every index agree with the items
     assert len(log.acked_delete) > 0

@@ -460,6 +460,10 @@ def test_metrics(server, ddb, table, table_name):
     assert f"# TYPE {DELETED} counter" in text
     assert samples(text, PASSES), f"{PASSES} missing from /metrics"
     assert samples(text, LAG), f"{LAG} missing from /metrics"
+    for name in ("ttlstore_ttl_sweeper_cpu_seconds_total", "ttlstore_storage_running_compactions",
+                 "ttlstore_storage_pending_compaction_bytes"):
+        assert [v for _, v in samples(text, name)] and all(
+            v >= 0 for _, v in samples(text, name)), f"{name} missing from /metrics"
 
     # The sweeper runs by itself: its pass counter moves.
     p0 = metric(port, PASSES)

@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 
 from dataplane_util import N, S, all_items, batch_put
-from e2e_util import assert_error, create_table, make_client
+from e2e_util import assert_error, check_data_dir, create_table, make_client
 
 DELETED = "ttlstore_ttl_deleted_items_total"
 # The sweeper deletes ~150k items/s (3000 items: a ~20 ms wave, over before a SIGTERM lands), so
@@ -253,3 +253,7 @@ def test_restart_in_the_middle_of_an_expiry_wave(start_server, tmp_path, how):
     assert 0 <= deleted_count(srv.port, "wave") <= EXPIRING
     print(f"{how}: stopped {stopped_at - due:.2f}s after due; restarted server deleted "
           f"{deleted_count(srv.port, 'wave'):.0f} of {EXPIRING}")
+    assert srv.stop() == 0
+    # Every keeper still has its expiry-index entry; the stats match the items.
+    report = check_data_dir(data)
+    assert f"{KEEPING} items" in report, report

@@ -1,0 +1,108 @@
+#include "check/consistency.h"
+
+#include "model/expiry.h"
+#include "ops/table_ops.h"
+#include "ops_test_util.h"
+#include "storage/key_codec.h"
+#include "ttl/backfill.h"
+
+namespace ttlstore::check {
+namespace {
+
+constexpr int64_t kNowMs = 1795305600000;  // 2026-11-22T00:00:00Z
+
+class ConsistencyTest : public ops::OpsTest {
+ protected:
+  void SetUp() override {
+    OpsTest::SetUp();
+    catalog_ = std::make_unique<ops::TableCatalog>(*store_, clock_);
+    model::TableDescriptor spec;
+    spec.name = "sessions";
+    spec.key.hash = {"pk", model::ValueType::kS};
+    spec.attribute_definitions = {spec.key.hash};
+    ASSERT_TRUE(catalog_->Create(spec).ok());
+    auto t = catalog_->SetTimeToLive("sessions", true, "expires");
+    ASSERT_TRUE(t.ok());
+    sessions_ = **t;
+  }
+  void PutSession(const std::string& pk, int64_t expires_s) {
+    model::Item item{{"pk", S(pk)}, {"expires", N(std::to_string(expires_s))}};
+    ASSERT_TRUE(ops_->Put(sessions_, item, nullptr).ok());
+  }
+  CheckReport Check() {
+    auto r = CheckStore(*store_, clock_.NowMs());
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : CheckReport{};
+  }
+
+  FakeClock clock_{kNowMs};
+  std::unique_ptr<ops::TableCatalog> catalog_;
+  model::TableDescriptor sessions_;
+};
+
+TEST_F(ConsistencyTest, AStoreWrittenThroughItemOpsIsWhole) {
+  PutSession("a", kNowMs / 1000 + 60);
+  PutSession("b", kNowMs / 1000 + 120);
+  PutSession("b", kNowMs / 1000 + 180);  // moves its entry
+  ASSERT_TRUE(ops_->Delete(sessions_, {{"pk", S("a")}}, nullptr).ok());
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_EQ(r.tables, 1u);
+  EXPECT_EQ(r.items, 1u);
+  EXPECT_EQ(r.expiry_entries, 1u);
+  EXPECT_EQ(r.stale_expiry_entries, 0u);
+}
+
+TEST_F(ConsistencyTest, AnItemWithoutItsExpiryEntryIsAProblem) {
+  PutSession("a", kNowMs / 1000 + 60);
+  storage::WriteBatch batch(*store_);
+  std::string key = storage::ItemKey(sessions_.id, S("a"), nullptr);
+  batch.DeleteExpiry((kNowMs / 1000 + 60) * 1000, key);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport r = Check();
+  ASSERT_EQ(r.problem_count, 1u);
+  EXPECT_NE(r.problems[0].find("no expiry-index entry"), std::string::npos) << r.problems[0];
+}
+
+TEST_F(ConsistencyTest, ItemsTooOldToExpireNeedNoEntry) {
+  constexpr int64_t kSixYearsS = 6LL * 365 * 24 * 3600;
+  PutSession("ancient", kNowMs / 1000 - kSixYearsS);
+  storage::WriteBatch batch(*store_);  // what the sweeper does with its entry (D4)
+  batch.DeleteExpiry((kNowMs / 1000 - kSixYearsS) * 1000,
+                     storage::ItemKey(sessions_.id, S("ancient"), nullptr));
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+}
+
+TEST_F(ConsistencyTest, StatsThatDisagreeWithTheItemsAreAProblem) {
+  PutSession("a", kNowMs / 1000 + 60);
+  storage::WriteBatch batch(*store_);
+  batch.AddStats(sessions_.id, 1, 0);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport r = Check();
+  ASSERT_EQ(r.problem_count, 1u);
+  EXPECT_NE(r.problems[0].find("stats say 2 items"), std::string::npos) << r.problems[0];
+}
+
+TEST_F(ConsistencyTest, ItemsOfAMissingTableAreOrphans) {
+  storage::WriteBatch batch(*store_);
+  batch.PutItem(storage::ItemKey(999, S("x"), nullptr), "");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport r = Check();
+  ASSERT_EQ(r.problem_count, 1u);
+  EXPECT_NE(r.problems[0].find("table id 999"), std::string::npos) << r.problems[0];
+}
+
+TEST_F(ConsistencyTest, EntriesLeftWhenTtlWasTurnedOffAreOnlyCountedAsStale) {
+  PutSession("a", kNowMs / 1000 + 60);
+  auto off = catalog_->SetTimeToLive("sessions", false, "expires");
+  ASSERT_TRUE(off.ok());
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.expiry_entries, 1u);
+  EXPECT_EQ(r.stale_expiry_entries, 1u);
+}
+
+}  // namespace
+}  // namespace ttlstore::check
