@@ -21,4 +21,7 @@ if [ "$rc" -eq 5 ]; then
   echo "pytest collected no tests: treating as failure" >&2
   exit 1
 fi
-exit "$rc"
+[ "$rc" -eq 0 ] || exit "$rc"
+
+echo "== benchmark tooling smoke test (bench/smoke.sh)"
+bash bench/smoke.sh
