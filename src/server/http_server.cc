@@ -2,17 +2,20 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <atomic>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/crc.hpp>
 #include <chrono>
 #include <mutex>
 #include <random>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ttlstore::server {
@@ -22,9 +25,12 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 // Headers are small in this protocol; 64 KB leaves room for long SigV4 headers.
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
+// How often each thread looks for connections idle past the timeout.
+constexpr auto kIdleCheckPeriod = std::chrono::seconds(1);
 
 std::string NewRequestId() {
   static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -44,20 +50,34 @@ uint32_t Crc32(const std::string& s) {
 
 class Session;
 
+// One thread's share of the connections: its io_context and the sessions living on it.
+struct Worker {
+  explicit Worker(int idle_timeout_seconds)
+      : ioc(1), idle_check(ioc), idle_timeout(std::chrono::seconds(idle_timeout_seconds)) {}
+  net::io_context ioc;
+  net::steady_timer idle_check;
+  Clock::duration idle_timeout;
+  std::unordered_set<Session*> sessions;  // touched only on this worker's thread
+};
+
 class HttpServer::Impl {
  public:
   Impl(ServerOptions options, const api::Services& services, Metrics& metrics)
-      : options_(std::move(options)),
-        services_(services),
-        metrics_(metrics),
-        ioc_(options_.threads),
-        acceptor_(net::make_strand(ioc_)),
-        signals_(ioc_, SIGINT, SIGTERM) {}
+      : options_(std::move(options)), services_(services), metrics_(metrics) {
+    int n = options_.threads > 0 ? options_.threads
+                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 0; i < n; ++i) {
+      workers_.push_back(std::make_unique<Worker>(options_.idle_timeout_seconds));
+    }
+    acceptor_.emplace(workers_[0]->ioc);
+    signals_.emplace(workers_[0]->ioc, SIGINT, SIGTERM);
+  }
 
   Status Listen();
   void Run();
   void Stop();
   void DoAccept();
+  void ArmIdleCheck(Worker& w);
 
   void Register(const std::shared_ptr<Session>& s);
   void Unregister(Session* s);
@@ -66,31 +86,41 @@ class HttpServer::Impl {
   ServerOptions options_;
   const api::Services& services_;
   Metrics& metrics_;
-  net::io_context ioc_;
-  tcp::acceptor acceptor_;
-  net::signal_set signals_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  size_t next_worker_ = 0;  // round-robin for new connections; touched only by the acceptor
+  std::optional<tcp::acceptor> acceptor_;
+  std::optional<net::signal_set> signals_;
   std::atomic<bool> stopping_{false};
   std::mutex sessions_mu_;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
 };
 
-// One connection: read a request, handle it, write the response, repeat while keep-alive.
+// One connection: read a request, handle it, write the response, repeat while keep-alive. All
+// of it runs on its worker's thread.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, HttpServer::Impl& server)
-      : stream_(std::move(socket)), server_(server) {}
+  Session(tcp::socket&& socket, Worker& worker, HttpServer::Impl& server)
+      : socket_(std::move(socket)), worker_(worker), server_(server) {}
 
   void Start() {
     server_.Register(shared_from_this());
-    net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+    net::post(worker_.ioc, [self = shared_from_this()] {
+      self->worker_.sessions.insert(self.get());
+      self->DoRead();
+    });
   }
 
   // Called at shutdown: close now if idle, otherwise after the current response.
   void Shutdown() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+    net::post(worker_.ioc, [self = shared_from_this()] {
       if (!self->busy_) self->Close();
     });
+  }
+
+  // Called by the worker's idle check: closes the connection if it has waited for (or been
+  // receiving) a request for longer than the idle timeout.
+  void CloseIfIdle(Clock::time_point now) {
+    if (!busy_ && now - last_active_ > worker_.idle_timeout) Close();
   }
 
  private:
@@ -99,42 +129,38 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(server_.options_.max_body_bytes);
-    stream_.expires_after(std::chrono::seconds(server_.options_.idle_timeout_seconds));
-    http::async_read(stream_, buffer_, *parser_,
+    last_active_ = Clock::now();
+    http::async_read(socket_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
 
   void OnRead(beast::error_code ec, size_t) {
     if (ec == http::error::body_limit) return WriteTooLarge();
-    if (ec) return Close();  // end of stream, timeout, reset, shutdown
+    if (ec) return Close();  // end of stream, idle timeout, reset, shutdown
     busy_ = true;
-    Handle(parser_->release());
+    Handle(parser_->get());
   }
 
-  void Handle(http::request<http::string_body> req) {
-    auto start = std::chrono::steady_clock::now();
-    auto res = std::make_shared<http::response<http::string_body>>();
-    res->version(req.version());
-    res->keep_alive(req.keep_alive());
-    res->set(http::field::server, "ttlstore");
-    std::string operation = "", outcome = "ok";
+  void Handle(const http::request<http::string_body>& req) {
+    auto start = Clock::now();
+    version_ = req.version();
+    keep_alive_ = req.keep_alive();
+    std::string operation, outcome = "ok";
     bool api_call = false;
     // The service answers in the media type it was asked in, and knows only these two.
     std::string_view content_type = req[http::field::content_type];
     content_type = content_type.substr(0, content_type.find(';'));
     bool json_type = content_type.empty() || content_type == "application/x-amz-json-1.0" ||
                      content_type == "application/json";
+    bool with_ids = false;
     if (req.method() == http::verb::post && json_type) {
       api_call = true;
-      std::string_view amz_target = req["X-Amz-Target"];
-      api::ApiResponse r = api::Dispatch(server_.services_, amz_target, req.body());
-      res->result(static_cast<http::status>(r.http_status));
-      res->set(http::field::content_type, content_type == "application/json"
-                                              ? "application/json"
-                                              : "application/x-amz-json-1.0");
-      res->set("x-amzn-RequestId", NewRequestId());
-      res->set("x-amz-crc32", std::to_string(Crc32(r.body)));
-      res->body() = std::move(r.body);
+      api::ApiResponse r = api::Dispatch(server_.services_, req["X-Amz-Target"], req.body());
+      status_ = r.http_status;
+      content_type_ =
+          content_type == "application/json" ? "application/json" : "application/x-amz-json-1.0";
+      body_ = std::move(r.body);
+      with_ids = true;
       operation = std::move(r.operation);
       if (!r.error_type.empty()) {
         outcome = r.error_type;
@@ -143,68 +169,94 @@ class Session : public std::enable_shared_from_this<Session> {
                      r.error_message);
       }
     } else if (req.method() == http::verb::get && req.target() == "/health") {
-      res->result(http::status::ok);
-      res->set(http::field::content_type, "application/json");
-      res->body() = R"({"status":"ok"})";
+      Respond(200, "application/json", R"({"status":"ok"})");
     } else if (req.method() == http::verb::get && req.target() == "/metrics") {
-      res->result(http::status::ok);
-      res->set(http::field::content_type, "text/plain; version=0.0.4");
-      res->body() = server_.metrics_.Render();
+      Respond(200, "text/plain; version=0.0.4", server_.metrics_.Render());
     } else if (req.method() == http::verb::get) {
       // What the service answers to a plain GET: a health line.
-      res->result(http::status::ok);
-      res->set(http::field::content_type, "text/plain");
-      res->body() = "healthy: dynamodb." + server_.services_.region + ".amazonaws.com ";
+      Respond(200, "text/plain", "healthy: dynamodb." + server_.services_.region + ".amazonaws.com ");
     } else {
-      res->result(http::status::not_found);
-      res->set(http::field::content_type, "application/x-amz-json-1.0");
-      res->body() = "<UnknownOperationException/>\n";
+      Respond(404, "application/x-amz-json-1.0", "<UnknownOperationException/>\n");
     }
-    res->prepare_payload();
     if (api_call) {
-      double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double seconds = std::chrono::duration<double>(Clock::now() - start).count();
       server_.metrics_.RecordRequest(operation, outcome, seconds);
     }
-    Write(std::move(res));
+    Write(with_ids);
+  }
+
+  void Respond(int status, const char* content_type, std::string body) {
+    status_ = status;
+    content_type_ = content_type;
+    body_ = std::move(body);
   }
 
   void WriteTooLarge() {
     busy_ = true;
-    auto res = std::make_shared<http::response<http::string_body>>(
-        http::status::payload_too_large, 11);
-    res->set(http::field::content_type, "application/x-amz-json-1.0");
-    res->body() =
-        R"({"__type":"com.amazonaws.dynamodb.v20120810#RequestEntityTooLarge",)"
-        R"("message":"Request must be smaller than 16777216 bytes for the operation"})";
-    res->keep_alive(false);
-    res->prepare_payload();
+    version_ = 11;
+    keep_alive_ = false;
+    Respond(413, "application/x-amz-json-1.0",
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#RequestEntityTooLarge",)"
+            R"("message":"Request must be smaller than 16777216 bytes for the operation"})");
     server_.metrics_.RecordRequest("", "RequestEntityTooLarge", 0);
-    Write(std::move(res));
+    Write(false);
   }
 
-  void Write(std::shared_ptr<http::response<http::string_body>> res) {
-    bool keep_alive = res->keep_alive();
-    http::async_write(stream_, *res,
-                      [self = shared_from_this(), res, keep_alive](beast::error_code ec, size_t) {
-                        self->busy_ = false;
-                        if (ec || !keep_alive) return self->Close();
-                        self->DoRead();
-                      });
+  // Serializes the head into head_ (its capacity is reused from request to request) and writes
+  // head and body in one gathered write.
+  void Write(bool with_ids) {
+    head_.clear();
+    head_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    head_ += std::to_string(status_);
+    head_ += ' ';
+    head_ += http::obsolete_reason(static_cast<http::status>(status_));
+    head_ += "\r\nServer: ttlstore\r\nContent-Type: ";
+    head_ += content_type_;
+    if (with_ids) {
+      head_ += "\r\nx-amzn-RequestId: ";
+      head_ += NewRequestId();
+      head_ += "\r\nx-amz-crc32: ";
+      head_ += std::to_string(Crc32(body_));
+    }
+    head_ += "\r\nContent-Length: ";
+    head_ += std::to_string(body_.size());
+    // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
+    if (version_ == 10 && keep_alive_) head_ += "\r\nConnection: keep-alive";
+    if (version_ != 10 && !keep_alive_) head_ += "\r\nConnection: close";
+    head_ += "\r\n\r\n";
+    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body_)};
+    net::async_write(socket_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->busy_ = false;
+      if (ec || !self->keep_alive_) return self->Close();
+      self->DoRead();
+    });
   }
 
   void Close() {
+    if (closed_) return;
+    closed_ = true;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.close();
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+    worker_.sessions.erase(this);
     server_.Unregister(this);
   }
 
-  beast::tcp_stream stream_;
+  tcp::socket socket_;
+  Worker& worker_;
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  Clock::time_point last_active_ = Clock::now();
   bool busy_ = false;  // a request is being handled or its response written
+  bool closed_ = false;
+  // The response being written.
+  unsigned version_ = 11;
+  bool keep_alive_ = true;
+  int status_ = 200;
+  const char* content_type_ = "";
+  std::string head_;
+  std::string body_;
 };
 
 void HttpServer::Impl::Register(const std::shared_ptr<Session>& s) {
@@ -222,10 +274,10 @@ Status HttpServer::Impl::Listen() {
   auto address = net::ip::make_address(options_.host, ec);
   if (ec) return Error::Validation("invalid --host '" + options_.host + "': " + ec.message());
   tcp::endpoint endpoint(address, options_.port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  acceptor_->open(endpoint.protocol(), ec);
+  if (!ec) acceptor_->set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_->bind(endpoint, ec);
+  if (!ec) acceptor_->listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
     return Error::Internal("cannot listen on " + options_.host + ":" +
                            std::to_string(options_.port) + ": " + ec.message());
@@ -234,25 +286,41 @@ Status HttpServer::Impl::Listen() {
 }
 
 void HttpServer::Impl::DoAccept() {
-  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+  Worker& w = *workers_[next_worker_++ % workers_.size()];
+  acceptor_->async_accept(w.ioc, [this, &w](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (stopping()) return;
       spdlog::warn("event=accept_error message=\"{}\"", ec.message());
     } else {
       socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(std::move(socket), *this)->Start();
+      std::make_shared<Session>(std::move(socket), w, *this)->Start();
     }
     DoAccept();
   });
 }
 
+// Each worker checks its own sessions once a second; this keeps timers off the per-request path.
+void HttpServer::Impl::ArmIdleCheck(Worker& w) {
+  w.idle_check.expires_after(kIdleCheckPeriod);
+  w.idle_check.async_wait([this, &w](beast::error_code ec) {
+    if (ec || stopping()) return;
+    auto now = Clock::now();
+    std::vector<Session*> sessions(w.sessions.begin(), w.sessions.end());
+    for (Session* s : sessions) s->CloseIfIdle(now);  // may erase from w.sessions
+    ArmIdleCheck(w);
+  });
+}
+
 void HttpServer::Impl::Stop() {
   if (stopping_.exchange(true)) return;
-  net::post(acceptor_.get_executor(), [this] {
+  net::post(workers_[0]->ioc, [this] {
     beast::error_code ec;
-    acceptor_.close(ec);
+    acceptor_->close(ec);
+    signals_->cancel();
   });
-  signals_.cancel();
+  for (auto& w : workers_) {
+    net::post(w->ioc, [w = w.get()] { w->idle_check.cancel(); });
+  }
   std::vector<std::shared_ptr<Session>> live;
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
@@ -264,17 +332,18 @@ void HttpServer::Impl::Stop() {
 }
 
 void HttpServer::Impl::Run() {
-  signals_.async_wait([this](beast::error_code ec, int sig) {
+  signals_->async_wait([this](beast::error_code ec, int sig) {
     if (ec) return;
     spdlog::info("event=shutdown signal={}", sig);
     Stop();
   });
   DoAccept();
-  int n = options_.threads > 0 ? options_.threads
-                               : std::max(1u, std::thread::hardware_concurrency());
+  for (auto& w : workers_) ArmIdleCheck(*w);
   std::vector<std::thread> threads;
-  for (int i = 1; i < n; ++i) threads.emplace_back([this] { ioc_.run(); });
-  ioc_.run();
+  for (size_t i = 1; i < workers_.size(); ++i) {
+    threads.emplace_back([w = workers_[i].get()] { w->ioc.run(); });
+  }
+  workers_[0]->ioc.run();
   for (auto& t : threads) t.join();
 }
 
@@ -282,7 +351,7 @@ HttpServer::HttpServer(ServerOptions options, const api::Services& services, Met
     : impl_(std::make_unique<Impl>(std::move(options), services, metrics)) {}
 HttpServer::~HttpServer() = default;
 Status HttpServer::Listen() { return impl_->Listen(); }
-uint16_t HttpServer::port() const { return impl_->acceptor_.local_endpoint().port(); }
+uint16_t HttpServer::port() const { return impl_->acceptor_->local_endpoint().port(); }
 void HttpServer::Run() { impl_->Run(); }
 void HttpServer::Stop() { impl_->Stop(); }
 

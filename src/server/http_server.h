@@ -1,5 +1,6 @@
-// HttpServer: HTTP/1.1 with keep-alive on Boost.Beast, N threads on one io_context, one session
-// per connection. It routes
+// HttpServer: HTTP/1.1 with keep-alive on Boost.Beast's parser, one io_context per thread (a
+// connection lives on one thread for its whole life: no strands, no cross-thread wake-ups), one
+// session per connection. It routes
 //   POST /         with X-Amz-Target  -> api::Dispatch (the DynamoDB JSON protocol)
 //   GET  /health                      -> 200 {"status":"ok"}
 //   GET  /metrics                     -> Prometheus text
