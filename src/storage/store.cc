@@ -129,6 +129,10 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
 
   rocksdb::ColumnFamilyOptions stats_options = cf_options;
   stats_options.merge_operator = std::make_shared<StatsAddOperator>();
+  // Every write batch adds one merge operand to its table's stats key; a read must fold all the
+  // operands still in the memtable, so after a bulk load DescribeTable took ~9 ms. Folding them
+  // into a value every 64 operands keeps that read to a few operands.
+  stats_options.max_successive_merges = 64;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
