@@ -9,6 +9,18 @@ namespace ttlstore::api {
 namespace {
 
 constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
+// The DynamoDB Streams API is served at the same endpoint, as DynamoDB Local does.
+constexpr std::string_view kStreamsTargetPrefix = "DynamoDBStreams_20120810.";
+
+const std::unordered_map<std::string_view, Handler>& StreamsHandlers() {
+  static const auto* table = new std::unordered_map<std::string_view, Handler>{
+      {"ListStreams", &ListStreams},
+      {"DescribeStream", &DescribeStream},
+      {"GetShardIterator", &GetShardIterator},
+      {"GetRecords", &GetRecords},
+  };
+  return *table;
+}
 
 const std::unordered_map<std::string_view, Handler>& Handlers() {
   static const auto* table = new std::unordered_map<std::string_view, Handler>{
@@ -16,6 +28,7 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"DescribeTable", &DescribeTable},
       {"ListTables", &ListTables},
       {"DeleteTable", &DeleteTable},
+      {"UpdateTable", &UpdateTable},
       {"TagResource", &TagResource},
       {"UntagResource", &UntagResource},
       {"ListTagsOfResource", &ListTagsOfResource},
@@ -60,6 +73,10 @@ ApiResponse Dispatch(const Services& services, std::string_view target, std::str
     operation = target.substr(kTargetPrefix.size());
     auto it = Handlers().find(operation);
     if (it != Handlers().end()) handler = it->second;
+  } else if (target.substr(0, kStreamsTargetPrefix.size()) == kStreamsTargetPrefix) {
+    operation = target.substr(kStreamsTargetPrefix.size());
+    auto it = StreamsHandlers().find(operation);
+    if (it != StreamsHandlers().end()) handler = it->second;
   }
   if (!handler) {
     return FromError(Error(ErrorCode::kUnknownOperation, ""), "");

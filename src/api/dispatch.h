@@ -21,6 +21,8 @@ struct Services {
   const Clock& clock;
   std::string region = "us-east-1";
   std::string account_id = "000000000000";
+  // Runs UpdateTable's index backfills and drops in the background (null: run them inline).
+  index::IndexBuilder* index_builder = nullptr;
 };
 
 struct ApiResponse {

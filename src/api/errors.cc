@@ -37,6 +37,10 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "DuplicateItemException", "DuplicateItemException"};
     case ErrorCode::kTransactionInProgress:
       return {400, DDB "TransactionInProgressException", "TransactionInProgressException"};
+    case ErrorCode::kExpiredIterator:
+      return {400, DDB "ExpiredIteratorException", "ExpiredIteratorException"};
+    case ErrorCode::kTrimmedDataAccess:
+      return {400, DDB "TrimmedDataAccessException", "TrimmedDataAccessException"};
     case ErrorCode::kRequestTooLarge:
       return {413, DDB "RequestEntityTooLarge", "RequestEntityTooLarge"};
     case ErrorCode::kInternal:

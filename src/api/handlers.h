@@ -21,6 +21,10 @@ Result<std::string> UntagResource(const Services&, const rapidjson::Value&);
 Result<std::string> ListTagsOfResource(const Services&, const rapidjson::Value&);
 Result<std::string> DescribeEndpoints(const Services&, const rapidjson::Value&);
 Result<std::string> DescribeLimits(const Services&, const rapidjson::Value&);
+// update_table_api.cc
+Result<std::string> UpdateTable(const Services&, const rapidjson::Value&);
+// {"TableDescription": ...} of `t` as it is now, status included (UpdateTable's answer).
+Result<std::string> RenderUpdatedTable(const Services& s, const model::TableDescriptor& t);
 
 // Data plane (item_api.cc).
 Result<std::string> PutItem(const Services&, const rapidjson::Value&);
@@ -46,6 +50,12 @@ Result<std::string> DescribeTimeToLive(const Services&, const rapidjson::Value&)
 Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);
 Result<std::string> BatchExecuteStatement(const Services&, const rapidjson::Value&);
 Result<std::string> ExecuteTransaction(const Services&, const rapidjson::Value&);
+
+// DynamoDB Streams (streams_api.cc), target prefix DynamoDBStreams_20120810.
+Result<std::string> ListStreams(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeStream(const Services&, const rapidjson::Value&);
+Result<std::string> GetShardIterator(const Services&, const rapidjson::Value&);
+Result<std::string> GetRecords(const Services&, const rapidjson::Value&);
 
 // The table's ARN: arn:aws:dynamodb:<region>:<account>:table/<name>.
 std::string TableArn(const Services& s, const std::string& table_name);

@@ -1,5 +1,8 @@
 // Single-item handlers: PutItem, GetItem, DeleteItem, UpdateItem. Checks run in the service's
 // order: request shape, then expressions and values, then the table's existence, then the key.
+#include <algorithm>
+#include <cmath>
+
 #include "api/expression_params.h"
 #include "api/handlers.h"
 #include "api/item_common.h"
@@ -7,6 +10,7 @@
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/capacity.h"
+#include "storage/key_codec.h"
 
 namespace ttlstore::api {
 namespace {
@@ -16,7 +20,35 @@ struct WriteHead {
   ItemRequest head;
   std::optional<std::string> return_values;
   bool return_old_on_failure = false;
+  bool item_collection_metrics = false;  // ReturnItemCollectionMetrics SIZE
 };
+
+// ItemCollectionMetrics, returned only for tables with a local secondary index (whose item
+// collections, one per partition key, the service bounds at 10 GB): the partition key and the
+// collection's size as a [lower, upper] range in GB, from RocksDB's size estimate.
+void WriteItemCollectionMetrics(JsonWriter& jw, const Services& s, const WriteHead& w,
+                                const model::Item& item_or_key) {
+  const model::TableDescriptor& table = *w.head.table;
+  bool has_lsi = std::any_of(table.indexes.begin(), table.indexes.end(),
+                             [](const model::SecondaryIndex& i) { return !i.global; });
+  if (!w.item_collection_metrics || !has_lsi) return;
+  const model::AttributeValue& pk = item_or_key.at(table.key.hash.name);
+  std::string lower = storage::PartitionPrefix(table.id, pk);
+  std::string upper = storage::PrefixSuccessor(lower);
+  double gb = static_cast<double>(s.items.store().ApproximateItemBytes(lower, upper)) /
+              static_cast<double>(1ull << 30);
+  double floor_gb = std::floor(gb);
+  jw.Key("ItemCollectionMetrics");
+  jw.StartObject();
+  jw.Key("ItemCollectionKey");
+  WriteItem(jw, {{table.key.hash.name, pk}});
+  jw.Key("SizeEstimateRangeGB");
+  jw.StartArray();
+  jw.Double(floor_gb);
+  jw.Double(floor_gb + 1);
+  jw.EndArray();
+  jw.EndObject();
+}
 
 // ExpressionAttributeValues / Names are refused when the request has no expression to use them;
 // `none_given` is the service's note on which expressions are absent.
@@ -49,6 +81,7 @@ Result<WriteHead> ParseWriteHead(const rapidjson::Value& req, const char* item_f
   w.head = std::move(head);
   w.return_values = std::move(return_values);
   w.return_old_on_failure = on_failure == "ALL_OLD";
+  w.item_collection_metrics = metrics == "SIZE";
   return w;
 }
 
@@ -99,6 +132,7 @@ Result<std::string> PutItem(const Services& s, const rapidjson::Value& req) {
   jw.StartObject();
   if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
   WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  WriteItemCollectionMetrics(jw, s, w, item);
   jw.EndObject();
   return Finish(buf);
 }
@@ -152,6 +186,7 @@ Result<std::string> DeleteItem(const Services& s, const rapidjson::Value& req) {
   jw.StartObject();
   if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
   WriteCapacity(jw, w.head, ops::WriteCapacityUnits(outcome.old_size));
+  WriteItemCollectionMetrics(jw, s, w, key);
   jw.EndObject();
   return Finish(buf);
 }
@@ -215,6 +250,7 @@ Result<std::string> UpdateItem(const Services& s, const rapidjson::Value& req) {
     if (!part.empty()) WriteAttributes(jw, part);
   }
   WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  WriteItemCollectionMetrics(jw, s, w, key);
   jw.EndObject();
   return Finish(buf);
 }

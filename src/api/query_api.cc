@@ -4,6 +4,7 @@
 #include "api/handlers.h"
 #include "api/item_common.h"
 #include "api/legacy.h"
+#include "index/index_key.h"
 #include "ops/capacity.h"
 #include "ops/item_ops.h"
 #include "ops/query_scan.h"
@@ -68,34 +69,141 @@ Status CheckSelect(const ReadHead& r, bool has_projection) {
   return Status::Ok();
 }
 
-// Secondary indexes are declared but not yet maintained (issue #5): refuse rather than answer
-// from an empty index.
-Status CheckIndex(const ReadHead& r) {
-  if (!r.index_name) return Status::Ok();
-  for (const auto& ix : r.head.table->indexes) {
-    if (ix.name != *r.index_name) continue;
-    if (ix.global && r.consistent) {
-      return Error::Validation("Consistent reads are not supported on global secondary indexes");
-    }
-    return Error::Validation("Reading secondary index " + ix.name +
-                             " is not supported by this server yet");
+// The index named by IndexName (null without one), checked as the service does.
+Result<const model::SecondaryIndex*> ResolveIndex(const ReadHead& r) {
+  if (!r.index_name) return static_cast<const model::SecondaryIndex*>(nullptr);
+  const model::SecondaryIndex* ix = index::FindIndex(*r.head.table, *r.index_name);
+  if (!ix) {
+    return Error::Validation("The table does not have the specified index: " + *r.index_name);
   }
-  return Error::Validation("The table does not have the specified index: " + *r.index_name);
+  if (ix->global && r.consistent) {
+    return Error::Validation("Consistent reads are not supported on global secondary indexes");
+  }
+  if (ix->status == model::IndexStatus::kCreating) {
+    return Error::Validation("Cannot read from backfilling global secondary index: " + ix->name);
+  }
+  return ix;
 }
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return "[" + out + "]";
+}
+
+// What a read of an index may ask for beyond the index's projection. A global index holds only
+// its projection, so asking for more is an error; a local index lives with its table, so the
+// service fetches the table's items instead (returns true then).
+Result<bool> CheckIndexAttributes(const ReadHead& r, const model::SecondaryIndex& ix,
+                                  const std::optional<expr::Projection>& projection,
+                                  const std::optional<expr::Condition>& filter) {
+  const model::TableDescriptor& table = *r.head.table;
+  if (ix.projection == model::ProjectionType::kAll) return false;
+  bool fetch_base = false;
+  if (r.select == "ALL_ATTRIBUTES") {
+    if (ix.global) {
+      return Error::Validation(
+          "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not "
+          "supported for global secondary index " + ix.name +
+          " because its projection type is not ALL");
+    }
+    fetch_base = true;
+  }
+  if (projection) {
+    std::vector<std::string> missing;
+    for (const expr::Path& path : projection->paths()) {
+      const std::string& name = path.front().name;
+      if (!index::Projects(table, ix, name) &&
+          std::find(missing.begin(), missing.end(), name) == missing.end()) {
+        missing.push_back(name);
+      }
+    }
+    if (!missing.empty()) {
+      if (ix.global) {
+        return Error::Validation("One or more parameter values were invalid: Global secondary "
+                                 "index " + ix.name + " does not project " + JoinNames(missing));
+      }
+      fetch_base = true;
+    }
+  }
+  if (filter && !fetch_base) {
+    std::vector<std::string> missing;
+    for (const std::string& name : filter->TopLevelNames()) {
+      if (!index::Projects(table, ix, name)) missing.push_back(name);
+    }
+    if (!missing.empty()) {
+      return Error::Validation("One or more parameter values were invalid: Secondary index " +
+                               ix.name + " does not project one or more filter attributes: " +
+                               JoinNames(missing));
+    }
+  }
+  return fetch_base;
+}
+
+// ExclusiveStartKey: the table key, plus the index key when reading an index.
 Result<std::optional<model::Item>> DecodeStartKey(const rapidjson::Value& req,
-                                                  const model::TableDescriptor& table) {
+                                                  const model::TableDescriptor& table,
+                                                  const model::SecondaryIndex* ix) {
   ASSIGN_OR_RETURN(json, OptObject(req, "ExclusiveStartKey"));
   if (!json) return std::optional<model::Item>();
   ASSIGN_OR_RETURN(key, DecodeItem(*json));
+  if (ix) {
+    // Exactly the table key and the index key attributes, of their types.
+    model::Item table_key;
+    for (const auto& [name, value] : key) {
+      if (name == table.key.hash.name || (table.key.range && name == table.key.range->name)) {
+        table_key.emplace(name, value);
+      }
+    }
+    bool ok = ops::ValidateKey(table, table_key).ok() && index::IndexKeyOf(*ix, key) &&
+              index::EntryKeyAttributes(table, *ix, key).size() == key.size();
+    if (!ok) return Error::Validation("The provided starting key is invalid");
+    return std::optional<model::Item>(std::move(key));
+  }
   if (Status s = ops::ValidateKey(table, key); !s) {
     return Error::Validation("The provided starting key is invalid: " + s.error().message());
   }
   return std::optional<model::Item>(std::move(key));
 }
 
+void WriteReadCapacity(JsonWriter& w, const ReadHead& r, const ops::Page& page,
+                       const model::SecondaryIndex* ix) {
+  if (!ix) {
+    WriteCapacity(w, r.head, ops::ReadCapacityUnits(page.bytes_read, r.consistent));
+    return;
+  }
+  if (!r.head.return_capacity || *r.head.return_capacity == "NONE") return;
+  double index_units = ops::ReadCapacityUnits(page.bytes_read - page.base_bytes_read,
+                                              r.consistent);
+  double table_units =
+      page.base_bytes_read ? ops::ReadCapacityUnits(page.base_bytes_read, r.consistent) : 0.0;
+  w.Key("ConsumedCapacity");
+  w.StartObject();
+  w.Key("TableName");
+  WriteString(w, r.head.table->name);
+  w.Key("CapacityUnits");
+  w.Double(index_units + table_units);
+  if (*r.head.return_capacity == "INDEXES") {
+    w.Key("Table");
+    w.StartObject();
+    w.Key("CapacityUnits");
+    w.Double(table_units);
+    w.EndObject();
+    w.Key(ix->global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
+    w.StartObject();
+    w.Key(ix->name.c_str(), static_cast<rapidjson::SizeType>(ix->name.size()));
+    w.StartObject();
+    w.Key("CapacityUnits");
+    w.Double(index_units);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
 std::string RenderPage(const ReadHead& r, const ops::Page& page,
-                       const std::optional<expr::Projection>& projection) {
+                       const std::optional<expr::Projection>& projection,
+                       const model::SecondaryIndex* ix) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -113,7 +221,7 @@ std::string RenderPage(const ReadHead& r, const ops::Page& page,
     w.Key("LastEvaluatedKey");
     WriteItem(w, *page.last_evaluated_key);
   }
-  WriteCapacity(w, r.head, ops::ReadCapacityUnits(page.bytes_read, r.consistent));
+  WriteReadCapacity(w, r, page, ix);
   w.EndObject();
   return Finish(buf);
 }
@@ -142,31 +250,38 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   }
   RETURN_IF_ERROR(Resolve(s, r.head));
   const model::TableDescriptor& table = *r.head.table;
-  RETURN_IF_ERROR(CheckIndex(r));
+  ASSIGN_OR_RETURN(ix, ResolveIndex(r));
+  // With IndexName the key condition is on the index's key schema.
+  const model::KeySchema& key = ix ? ix->key : table.key;
   ASSIGN_OR_RETURN(text, OptString(req, "KeyConditionExpression"));
   std::optional<expr::KeyCondition> condition;
   if (text) {
-    ASSIGN_OR_RETURN(parsed, expr::KeyCondition::Parse(*text, table.key, ph));
+    ASSIGN_OR_RETURN(parsed, expr::KeyCondition::Parse(*text, key, ph));
     condition = std::move(parsed);
   } else {
-    ASSIGN_OR_RETURN(legacy, LegacyKeyConditions(req, table.key, ph));
+    ASSIGN_OR_RETURN(legacy, LegacyKeyConditions(req, key, ph));
     condition = std::move(legacy);
   }
   RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
   if (filter) {
     // A Query's key attributes belong in its key condition, never its filter.
     for (const std::string& name : filter->TopLevelNames()) {
-      if (name == table.key.hash.name || (table.key.range && name == table.key.range->name)) {
+      if (name == key.hash.name || (key.range && name == key.range->name)) {
         return Error::Validation(
             "Filter Expression can only contain non-primary key attributes: Primary key "
             "attribute: " + name);
       }
     }
   }
-  ASSIGN_OR_RETURN(start, DecodeStartKey(req, table));
+  bool fetch_base = false;
+  if (ix) {
+    ASSIGN_OR_RETURN(fetch, CheckIndexAttributes(r, *ix, projection, filter));
+    fetch_base = fetch;
+  }
+  ASSIGN_OR_RETURN(start, DecodeStartKey(req, table, ix));
   if (start) {
-    bool inside = start->at(table.key.hash.name) == condition->partition &&
-                  (!table.key.range || condition->MatchesSort(start->at(table.key.range->name)));
+    bool inside = start->at(key.hash.name) == condition->partition &&
+                  (!key.range || condition->MatchesSort(start->at(key.range->name)));
     if (!inside) {
       return Error::Validation(
           "The provided starting key is outside query boundaries based on provided conditions");
@@ -177,9 +292,11 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   options.limit = r.limit;
   options.now_ms = s.clock.NowMs();
   options.exclusive_start_key = start ? &*start : nullptr;
+  options.index = ix;
+  options.fetch_base_items = fetch_base;
   ASSIGN_OR_RETURN(page, ops::Query(s.items.store(), table, *condition, forward.value_or(true),
                                     options));
-  return RenderPage(r, page, projection);
+  return RenderPage(r, page, projection, ix);
 }
 
 Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
@@ -220,11 +337,23 @@ Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
   RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
   RETURN_IF_ERROR(Resolve(s, r.head));
   const model::TableDescriptor& table = *r.head.table;
-  RETURN_IF_ERROR(CheckIndex(r));
-  ASSIGN_OR_RETURN(start, DecodeStartKey(req, table));
+  ASSIGN_OR_RETURN(ix, ResolveIndex(r));
+  bool fetch_base = false;
+  if (ix) {
+    ASSIGN_OR_RETURN(fetch, CheckIndexAttributes(r, *ix, projection, filter));
+    fetch_base = fetch;
+  }
+  ASSIGN_OR_RETURN(start, DecodeStartKey(req, table, ix));
   uint32_t seg = static_cast<uint32_t>(segment.value_or(0));
   uint32_t segs = static_cast<uint32_t>(total.value_or(1));
-  if (start && segs > 1 && ops::SegmentOfKey(ops::EncodedKey(table, *start), segs) != seg) {
+  auto start_segment = [&] {
+    std::string item_key = ops::EncodedKey(table, *start);
+    if (!ix) return ops::SegmentOfKey(item_key, segs);
+    auto keys = index::IndexKeyOf(*ix, *start);
+    return ops::SegmentOfHash(index::EntryHash(index::EntryKey(table.id, *ix, *keys, item_key)),
+                              segs);
+  };
+  if (start && segs > 1 && start_segment() != seg) {
     return Error::Validation(
         "The provided Exclusive start key does not map to the provided Segment and "
         "TotalSegments values.");
@@ -234,8 +363,10 @@ Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
   options.limit = r.limit;
   options.now_ms = s.clock.NowMs();
   options.exclusive_start_key = start ? &*start : nullptr;
+  options.index = ix;
+  options.fetch_base_items = fetch_base;
   ASSIGN_OR_RETURN(page, ops::Scan(s.items.store(), table, seg, segs, options));
-  return RenderPage(r, page, projection);
+  return RenderPage(r, page, projection, ix);
 }
 
 }  // namespace ttlstore::api

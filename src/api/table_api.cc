@@ -5,7 +5,10 @@
 
 #include "api/handlers.h"
 #include "api/request.h"
+#include "api/stream_spec.h"
 #include "api/table_schema.h"
+#include "streams/stream_names.h"
+#include "streams/stream_record.h"
 #include "model/expiry.h"
 
 namespace ttlstore::api {
@@ -68,10 +71,38 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
     w.Double(created);
     w.EndObject();
   }
-  WriteIndexes(w, TableArn(s, t.name), t);
+  // DeleteTable's answer carries no indexes, as the service's does.
+  if (std::string_view(status) != "DELETING") {
+    WriteIndexes(w, TableArn(s, t.name), t, s.catalog.IndexStats(t));
+  }
+  // A disabled stream shows no StreamSpecification, but stays the latest stream (as in DynamoDB).
+  if (const model::StreamInfo* st = t.enabled_stream()) {
+    w.Key("StreamSpecification");
+    w.StartObject();
+    w.Key("StreamEnabled");
+    w.Bool(true);
+    w.Key("StreamViewType");
+    w.String(StreamViewTypeName(st->view_type));
+    w.EndObject();
+  }
+  if (const model::StreamInfo* st = t.latest_stream()) {
+    std::string label = streams::StreamLabel(st->created_ms);
+    w.Key("LatestStreamLabel");
+    WriteString(w, label);
+    w.Key("LatestStreamArn");
+    WriteString(w, TableArn(s, t.name) + "/stream/" + label);
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(t.deletion_protection);
   w.EndObject();
+}
+
+// UPDATING while an index is being built (the table stays readable and writable), else ACTIVE.
+const char* TableStatusOf(const model::TableDescriptor& t) {
+  for (const auto& ix : t.indexes) {
+    if (ix.status == model::IndexStatus::kCreating) return "UPDATING";
+  }
+  return "ACTIVE";
 }
 
 Result<std::string> RenderTable(const Services& s, const model::TableDescriptor& t,
@@ -178,7 +209,40 @@ Result<std::string> CheckTableNameForLookup(const rapidjson::Value& req) {
   return std::move(*name);
 }
 
+// The streams of a deleted table stay readable (DISABLED) for the retention period: what
+// DescribeStream needs of the table is kept in the streams family (src/streams/stream_record.h);
+// the trimmer forgets it, and the records, after 24 hours.
+Status KeepDroppedStreams(const Services& s, const model::TableDescriptor& t) {
+  if (t.streams.empty()) return Status::Ok();
+  int64_t now = s.clock.NowMs();
+  storage::WriteBatch batch(s.items.store());
+  for (const auto& st : t.streams) {
+    streams::DroppedStream d;
+    d.table_id = t.id;
+    d.table_name = t.name;
+    d.key = t.key;
+    d.info = st;
+    if (d.info.disabled_ms == 0) d.info.disabled_ms = now;
+    if (d.info.disabled_ms + streams::kRetentionMs < now) continue;
+    batch.Put(storage::Family::kStreams, streams::DroppedKey(t.id, st.created_ms),
+              streams::EncodeDropped(d));
+  }
+  return s.items.store().Write(batch);
+}
+
 }  // namespace
+
+Result<std::string> RenderUpdatedTable(const Services& s, const model::TableDescriptor& t) {
+  auto stats = s.catalog.Stats(t);
+  if (!stats) return std::move(stats).error();
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("TableDescription");
+  WriteTableDescription(w, s, t, *stats, TableStatusOf(t));
+  w.EndObject();
+  return Finish(buf);
+}
 
 std::string TableArn(const Services& s, const std::string& table_name) {
   return "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/" + table_name;
@@ -251,12 +315,8 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
                              "ReadCapacityUnits and WriteCapacityUnits must both be specified "
                              "when BillingMode is PROVISIONED");
   }
-  // Streams arrive with issue #5; a table that asks for one must not be created without it.
   if (const rapidjson::Value* spec = Field(req, "StreamSpecification")) {
-    const rapidjson::Value* enabled = Field(*spec, "StreamEnabled");
-    if (enabled && enabled->IsBool() && enabled->GetBool()) {
-      return Error::Validation("StreamSpecification is not supported by this server yet");
-    }
+    RETURN_IF_ERROR(ApplyStreamSpecification(*spec, /*on_create=*/true, &t, s.clock.NowMs()));
   }
   for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
     const rapidjson::Value* v = Field(req, list);
@@ -302,7 +362,7 @@ Result<std::string> DescribeTable(const Services& s, const rapidjson::Value& req
   if (!t) {
     return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
   }
-  return RenderTable(s, *t, "ACTIVE");
+  return RenderTable(s, *t, TableStatusOf(*t));
 }
 
 Result<std::string> DeleteTable(const Services& s, const rapidjson::Value& req) {
@@ -313,7 +373,9 @@ Result<std::string> DeleteTable(const Services& s, const rapidjson::Value& req) 
     auto st = s.catalog.Stats(*before);
     if (st) stats = *st;
   }
+  before.reset();  // Delete waits until no request holds the table
   ASSIGN_OR_RETURN(deleted, s.catalog.Delete(name));
+  RETURN_IF_ERROR(KeepDroppedStreams(s, *deleted));
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

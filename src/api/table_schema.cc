@@ -80,6 +80,48 @@ Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::s
   return keys;
 }
 
+Result<IndexSpec> DecodeIndex(const rapidjson::Value& ix, bool global, const std::string& at,
+                              Constraints& c) {
+  IndexSpec spec;
+  spec.global = global;
+  ASSIGN_OR_RETURN(name, OptString(ix, "IndexName"));
+  c.NotNull((at + "indexName").c_str(), name.has_value());
+  c.TableName(at + "indexName", name, 3);
+  spec.name = name.value_or("");
+  ASSIGN_OR_RETURN(key_json, OptArray(ix, "KeySchema"));
+  c.NotNull((at + "keySchema").c_str(), key_json != nullptr);
+  ASSIGN_OR_RETURN(keys, DecodeKeySchema(key_json, at + "keySchema", c));
+  spec.keys = std::move(keys);
+  ASSIGN_OR_RETURN(projection, OptObject(ix, "Projection"));
+  c.NotNull((at + "projection").c_str(), projection != nullptr);
+  if (projection) {
+    ASSIGN_OR_RETURN(type, OptString(*projection, "ProjectionType"));
+    c.Enum(at + "projection.projectionType", type, {"ALL", "KEYS_ONLY", "INCLUDE"});
+    spec.projection_type = type.value_or("");
+    ASSIGN_OR_RETURN(non_key, OptArray(*projection, "NonKeyAttributes"));
+    if (non_key) {
+      spec.has_non_key_attributes = true;
+      for (const auto& a : non_key->GetArray()) {
+        if (!a.IsString()) return Error::Serialization("Unexpected value type in NonKeyAttributes");
+        spec.non_key_attributes.emplace_back(a.GetString(), a.GetStringLength());
+      }
+    }
+  }
+  if (global) {
+    ASSIGN_OR_RETURN(throughput, OptObject(ix, "ProvisionedThroughput"));
+    if (throughput) {
+      spec.has_throughput = true;
+      ASSIGN_OR_RETURN(r, OptInt(*throughput, "ReadCapacityUnits"));
+      ASSIGN_OR_RETURN(w, OptInt(*throughput, "WriteCapacityUnits"));
+      c.Min(at + "provisionedThroughput.readCapacityUnits", r, 1);
+      c.Min(at + "provisionedThroughput.writeCapacityUnits", w, 1);
+      spec.read_capacity = r.value_or(0);
+      spec.write_capacity = w.value_or(0);
+    }
+  }
+  return spec;
+}
+
 Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool global,
                                              Constraints& c) {
   const char* field = global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes";
@@ -88,48 +130,57 @@ Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool g
   ASSIGN_OR_RETURN(list, OptArray(req, field));
   if (!list) return out;
   for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
-    const rapidjson::Value& ix = (*list)[i];
     std::string at = path + "." + std::to_string(i + 1) + ".member.";
-    IndexSpec spec;
-    spec.global = global;
-    ASSIGN_OR_RETURN(name, OptString(ix, "IndexName"));
-    c.NotNull((at + "indexName").c_str(), name.has_value());
-    c.TableName(at + "indexName", name, 3);
-    spec.name = name.value_or("");
-    ASSIGN_OR_RETURN(key_json, OptArray(ix, "KeySchema"));
-    c.NotNull((at + "keySchema").c_str(), key_json != nullptr);
-    ASSIGN_OR_RETURN(keys, DecodeKeySchema(key_json, at + "keySchema", c));
-    spec.keys = std::move(keys);
-    ASSIGN_OR_RETURN(projection, OptObject(ix, "Projection"));
-    c.NotNull((at + "projection").c_str(), projection != nullptr);
-    if (projection) {
-      ASSIGN_OR_RETURN(type, OptString(*projection, "ProjectionType"));
-      c.Enum(at + "projection.projectionType", type, {"ALL", "KEYS_ONLY", "INCLUDE"});
-      spec.projection_type = type.value_or("");
-      ASSIGN_OR_RETURN(non_key, OptArray(*projection, "NonKeyAttributes"));
-      if (non_key) {
-        spec.has_non_key_attributes = true;
-        for (const auto& a : non_key->GetArray()) {
-          if (!a.IsString()) return Error::Serialization("Unexpected value type in NonKeyAttributes");
-          spec.non_key_attributes.emplace_back(a.GetString(), a.GetStringLength());
-        }
-      }
-    }
-    if (global) {
-      ASSIGN_OR_RETURN(throughput, OptObject(ix, "ProvisionedThroughput"));
-      if (throughput) {
-        spec.has_throughput = true;
-        ASSIGN_OR_RETURN(r, OptInt(*throughput, "ReadCapacityUnits"));
-        ASSIGN_OR_RETURN(w, OptInt(*throughput, "WriteCapacityUnits"));
-        c.Min(at + "provisionedThroughput.readCapacityUnits", r, 1);
-        c.Min(at + "provisionedThroughput.writeCapacityUnits", w, 1);
-        spec.read_capacity = r.value_or(0);
-        spec.write_capacity = w.value_or(0);
-      }
-    }
+    ASSIGN_OR_RETURN(spec, DecodeIndex((*list)[i], global, at, c));
     out.push_back(std::move(spec));
   }
   return out;
+}
+
+Status CheckProjectionAndThroughput(const IndexSpec& spec, model::BillingMode billing) {
+  if (spec.projection_type.empty()) {
+    return Error::Validation(std::string(kInvalid) + "Unknown ProjectionType: null");
+  }
+  if (spec.projection_type == "INCLUDE" && !spec.has_non_key_attributes) {
+    return Error::Validation(std::string(kInvalid) +
+                             "ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+  }
+  if (spec.projection_type != "INCLUDE" && spec.has_non_key_attributes) {
+    return Error::Validation(std::string(kInvalid) + "ProjectionType is " +
+                             spec.projection_type + ", but NonKeyAttributes is specified");
+  }
+  if (spec.global) {
+    bool on_demand = billing == model::BillingMode::kPayPerRequest;
+    if (on_demand && spec.has_throughput) {
+      return Error::Validation(std::string(kInvalid) +
+                               "ProvisionedThroughput should not be specified for index: " +
+                               spec.name + " when BillingMode is PAY_PER_REQUEST");
+    }
+    if (!on_demand && !spec.has_throughput) {
+      return Error::Validation(std::string(kInvalid) +
+                               "ProvisionedThroughput must be specified for index: " + spec.name);
+    }
+  }
+  return Status::Ok();
+}
+
+model::SecondaryIndex MakeIndex(const IndexSpec& spec, model::TableDescriptor* t) {
+  model::SecondaryIndex ix;
+  ix.name = spec.name;
+  ix.id = t->next_index_id++;
+  ix.global = spec.global;
+  ix.key.hash = {spec.keys[0].first, FindDefinition(*t, spec.keys[0].first)->type};
+  if (spec.keys.size() == 2) {
+    ix.key.range = model::KeyElement{spec.keys[1].first,
+                                     FindDefinition(*t, spec.keys[1].first)->type};
+  }
+  ix.projection = spec.projection_type == "KEYS_ONLY" ? model::ProjectionType::kKeysOnly
+                  : spec.projection_type == "INCLUDE" ? model::ProjectionType::kInclude
+                                                      : model::ProjectionType::kAll;
+  ix.non_key_attributes = spec.non_key_attributes;
+  ix.read_capacity = spec.read_capacity;
+  ix.write_capacity = spec.write_capacity;
+  return ix;
 }
 
 Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& indexes,
@@ -210,44 +261,8 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
                                "AttributeDefinitions. Keys: " +
                                JoinNames(undefined) + ", AttributeDefinitions: " + JoinNames(defs));
     }
-    if (spec.projection_type.empty()) {
-      return Error::Validation(std::string(kInvalid) + "Unknown ProjectionType: null");
-    }
-    if (spec.projection_type == "INCLUDE" && !spec.has_non_key_attributes) {
-      return Error::Validation(std::string(kInvalid) +
-                               "ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
-    }
-    if (spec.projection_type != "INCLUDE" && spec.has_non_key_attributes) {
-      return Error::Validation(std::string(kInvalid) + "ProjectionType is " +
-                               spec.projection_type + ", but NonKeyAttributes is specified");
-    }
-    if (spec.global) {
-      bool on_demand = t->billing_mode == model::BillingMode::kPayPerRequest;
-      if (on_demand && spec.has_throughput) {
-        return Error::Validation(std::string(kInvalid) +
-                                 "ProvisionedThroughput should not be specified for index: " +
-                                 spec.name + " when BillingMode is PAY_PER_REQUEST");
-      }
-      if (!on_demand && !spec.has_throughput) {
-        return Error::Validation(std::string(kInvalid) +
-                                 "ProvisionedThroughput must be specified for index: " + spec.name);
-      }
-    }
-    model::SecondaryIndex ix;
-    ix.name = spec.name;
-    ix.global = spec.global;
-    ix.key.hash = {spec.keys[0].first, FindDefinition(*t, spec.keys[0].first)->type};
-    if (spec.keys.size() == 2) {
-      ix.key.range = model::KeyElement{spec.keys[1].first,
-                                       FindDefinition(*t, spec.keys[1].first)->type};
-    }
-    ix.projection = spec.projection_type == "KEYS_ONLY" ? model::ProjectionType::kKeysOnly
-                    : spec.projection_type == "INCLUDE" ? model::ProjectionType::kInclude
-                                                        : model::ProjectionType::kAll;
-    ix.non_key_attributes = spec.non_key_attributes;
-    ix.read_capacity = spec.read_capacity;
-    ix.write_capacity = spec.write_capacity;
-    t->indexes.push_back(std::move(ix));
+    RETURN_IF_ERROR(CheckProjectionAndThroughput(spec, t->billing_mode));
+    t->indexes.push_back(MakeIndex(spec, t));
   }
   if (local_count > 5) {
     return Error::Validation(std::string(kInvalid) +
@@ -302,14 +317,16 @@ void WriteKeySchema(JsonWriter& w, const model::KeySchema& key) {
   w.EndArray();
 }
 
-void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t) {
+void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t,
+                  const std::vector<storage::TableStats>& stats) {
   for (bool global : {false, true}) {
     bool any = std::any_of(t.indexes.begin(), t.indexes.end(),
                            [&](const model::SecondaryIndex& ix) { return ix.global == global; });
     if (!any) continue;
     w.Key(global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
     w.StartArray();
-    for (const auto& ix : t.indexes) {
+    for (size_t i = 0; i < t.indexes.size(); ++i) {
+      const model::SecondaryIndex& ix = t.indexes[i];
       if (ix.global != global) continue;
       w.StartObject();
       w.Key("IndexName");
@@ -328,15 +345,21 @@ void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::Tabl
       }
       w.EndObject();
       if (global) {
+        bool creating = ix.status == model::IndexStatus::kCreating;
         w.Key("IndexStatus");
-        w.String("ACTIVE");
+        w.String(creating ? "CREATING" : "ACTIVE");
+        if (creating) {
+          w.Key("Backfilling");
+          w.Bool(true);
+        }
         w.Key("ProvisionedThroughput");
         WriteThroughput(w, ix.read_capacity, ix.write_capacity);
       }
+      storage::TableStats st = i < stats.size() ? stats[i] : storage::TableStats();
       w.Key("IndexSizeBytes");
-      w.Int(0);
+      w.Int64(st.size_bytes);
       w.Key("ItemCount");
-      w.Int(0);
+      w.Int64(st.item_count);
       w.Key("IndexArn");
       WriteString(w, table_arn + "/index/" + ix.name);
       w.EndObject();

@@ -9,6 +9,7 @@
 #include "api/dispatch.h"
 #include "api/request.h"
 #include "model/table.h"
+#include "storage/store.h"
 
 namespace ttlstore::api {
 
@@ -31,6 +32,16 @@ Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::s
                                       Constraints& c);
 Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool global,
                                              Constraints& c);
+// One index declaration; `at` is its path for messages ("globalSecondaryIndexes.1.member.").
+Result<IndexSpec> DecodeIndex(const rapidjson::Value& ix, bool global, const std::string& at,
+                              Constraints& c);
+
+// The Projection and ProvisionedThroughput rules of one index declaration (CreateTable's and
+// UpdateTable's Create), with the service's messages.
+Status CheckProjectionAndThroughput(const IndexSpec& spec, model::BillingMode billing);
+// The index `spec` declares, with the next index id of `t`.
+// REQUIRES: spec's key attributes are defined in t->attribute_definitions.
+model::SecondaryIndex MakeIndex(const IndexSpec& spec, model::TableDescriptor* t);
 
 // The semantic rules, in the service's order: HASH then RANGE, definitions for every key
 // attribute and no unused ones, index rules. Fills t.key and t.indexes.
@@ -38,8 +49,10 @@ Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool g
 Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& indexes,
                    model::TableDescriptor* t);
 
-// "LocalSecondaryIndexes" and "GlobalSecondaryIndexes" members of a TableDescription.
-void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t);
+// "LocalSecondaryIndexes" and "GlobalSecondaryIndexes" members of a TableDescription. `stats`
+// holds each index's entry count and size, in t.indexes order (missing ones read as zero).
+void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::TableDescriptor& t,
+                  const std::vector<storage::TableStats>& stats);
 
 // {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": r, "WriteCapacityUnits": w}
 void WriteThroughput(JsonWriter& w, int64_t read_capacity, int64_t write_capacity);

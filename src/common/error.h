@@ -36,6 +36,10 @@ enum class ErrorCode {
   kDuplicateItem,
   // A transaction with this ClientRequestToken is still running. HTTP 400.
   kTransactionInProgress,
+  // A stream shard iterator is older than its 15-minute lifetime. HTTP 400.
+  kExpiredIterator,
+  // A stream read asked for records past the retention period. HTTP 400.
+  kTrimmedDataAccess,
   // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.
   kInternal,
 };

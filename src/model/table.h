@@ -27,15 +27,40 @@ enum class BillingMode : uint8_t { kProvisioned = 0, kPayPerRequest = 1 };  // p
 
 enum class ProjectionType : uint8_t { kAll = 0, kKeysOnly = 1, kInclude = 2 };  // persisted
 
-// A local or global secondary index as declared at CreateTable.
+// Where a secondary index is in its life. kCreating: a GSI added by UpdateTable whose existing
+// items are still being indexed (writes already maintain it; reads are refused).
+enum class IndexStatus : uint8_t { kActive = 0, kCreating = 1 };  // persisted
+
+// A local or global secondary index (declared at CreateTable, or a GSI added by UpdateTable).
 struct SecondaryIndex {
   std::string name;
+  // Prefixes the index's entries (src/index/index_key.h); unique within the table and never
+  // reused, so leftovers of a deleted index can never be read by a new one of the same name.
+  uint32_t id = 0;
+  IndexStatus status = IndexStatus::kActive;
   bool global = false;
   KeySchema key;
   ProjectionType projection = ProjectionType::kAll;
   std::vector<std::string> non_key_attributes;  // for kInclude
   int64_t read_capacity = 0;                    // GSI ProvisionedThroughput
   int64_t write_capacity = 0;
+};
+
+// DynamoDB Streams view types. Persisted.
+enum class StreamViewType : uint8_t {
+  kKeysOnly = 0,
+  kNewImage = 1,
+  kOldImage = 2,
+  kNewAndOldImages = 3,
+};
+
+// One stream of a table (the current one or an earlier, disabled one). A stream is named by the
+// time it was enabled (its label, "2026-11-22T07:40:12.345"), unique within the table.
+struct StreamInfo {
+  int64_t created_ms = 0;
+  StreamViewType view_type = StreamViewType::kKeysOnly;
+  // When it was disabled; 0 while enabled. A disabled stream stays readable for 24 hours.
+  int64_t disabled_ms = 0;
 };
 
 struct Tag {
@@ -62,10 +87,25 @@ struct TableDescriptor {
   std::vector<Tag> tags;
   // Declared indexes (LSIs and GSIs). Their entries are maintained from issue #5 on.
   std::vector<SecondaryIndex> indexes;
+  // The id the next index added to this table gets (SecondaryIndex::id).
+  uint32_t next_index_id = 1;
+  // Indexes deleted by UpdateTable whose entries are still being removed (SecondaryIndex::id);
+  // kept here so that a restart finishes the removal.
+  std::vector<uint32_t> dropped_index_ids;
   // Item TTL (D1): when enabled, the Number attribute holding each item's expiry in epoch
   // seconds. Writes keep the `expiry` index in step with it; the sweeper deletes what is due.
   bool ttl_enabled = false;
   std::string ttl_attribute;
+  // DynamoDB Streams: every stream the table had within the retention period, oldest first.
+  // Only the last one may be enabled; writes add records to it (src/streams).
+  std::vector<StreamInfo> streams;
+
+  // The enabled stream, or nullptr: the only thing the write path looks at.
+  const StreamInfo* enabled_stream() const {
+    return !streams.empty() && streams.back().disabled_ms == 0 ? &streams.back() : nullptr;
+  }
+  // The most recent stream (enabled or not): DescribeTable's LatestStreamArn.
+  const StreamInfo* latest_stream() const { return streams.empty() ? nullptr : &streams.back(); }
 };
 
 }  // namespace ttlstore::model

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "index/index_writer.h"
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
@@ -65,7 +66,7 @@ Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& i
     }
     RETURN_IF_ERROR(CheckKeyValue(*element, it->second, i == 0));
   }
-  return Status::Ok();
+  return index::ValidateIndexKeys(table, item);
 }
 
 Status ValidateKey(const model::TableDescriptor& table, const model::Item& key) {
@@ -133,6 +134,8 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
   batch.AddStats(table.id, old.item ? 0 : 1,
                  static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
   UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
+  index::AddIndexChanges(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
+  streams_.AddRecord(batch, table, old.item ? &*old.item : nullptr, &item, /*service=*/false);
   if (table.ttl_enabled) {
     std::optional<int64_t> due = model::ExpiryDueMs(item, table.ttl_attribute);
     if (due) NoteExpiryEntry(*due);
@@ -150,11 +153,13 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
 
 void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor& table,
                         const std::string& encoded_key, const ReadOutcome& old,
-                        WriteOrigin /*origin*/) {
+                        WriteOrigin origin) {
   if (!old.item) return;
   batch.DeleteItem(encoded_key);
   batch.AddStats(table.id, -1, -static_cast<int64_t>(old.size));
   UpdateExpiryEntry(batch, table, encoded_key, &*old.item, nullptr);
+  index::AddIndexChanges(batch, table, encoded_key, &*old.item, nullptr);
+  streams_.AddRecord(batch, table, &*old.item, nullptr, origin == WriteOrigin::kTtl);
 }
 
 Result<model::Item> ItemOps::Updated(const model::Item& key, const ReadOutcome& old,
@@ -211,6 +216,7 @@ Result<WriteOutcome> ItemOps::Update(const model::TableDescriptor& table, const 
   ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
   if (out.condition_failed) return out;
   ASSIGN_OR_RETURN(item, Updated(key, old, update));
+  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item));
   out.new_size = model::ItemSize(item);
   storage::WriteBatch batch(store_);
   AddPut(batch, table, encoded, item, out.new_size, old);

@@ -18,6 +18,7 @@
 #include "model/table.h"
 #include "ops/key_locks.h"
 #include "storage/store.h"
+#include "streams/stream_log.h"
 
 namespace ttlstore::ops {
 
@@ -56,7 +57,7 @@ model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item);
 
 class ItemOps {
  public:
-  explicit ItemOps(storage::Store& store) : store_(store) {}
+  explicit ItemOps(storage::Store& store) : store_(store), streams_(store) {}
 
   // Writes `item` if `condition` (may be null) holds for the old item.
   // REQUIRES: ValidateItemKey passed and the item is within the size limit.
@@ -109,6 +110,8 @@ class ItemOps {
 
   KeyLocks& locks() { return locks_; }
   storage::Store& store() { return store_; }
+  // The stream records' sequence numbers and reads (src/streams).
+  streams::StreamLog& streams() { return streams_; }
 
  private:
   // Reads the item (REQUIRES: its lock is held) and checks `condition` (may be null) against it;
@@ -118,6 +121,7 @@ class ItemOps {
 
   storage::Store& store_;
   KeyLocks locks_;
+  streams::StreamLog streams_;
   std::atomic<uint64_t> ms_like_ttl_writes_{0};
   std::atomic<int64_t> earliest_new_due_{INT64_MAX};
 };

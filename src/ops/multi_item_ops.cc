@@ -1,5 +1,6 @@
 #include "ops/multi_item_ops.h"
 
+#include "index/index_writer.h"
 #include "model/item_size.h"
 
 namespace ttlstore::ops {
@@ -61,9 +62,11 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
     }
     if (a.kind == Kind::kUpdate) {
       auto item = ItemOps::Updated(a.item, olds[i], a.update ? &*a.update : nullptr);
-      if (!item) {
+      Status keys_ok = item ? index::ValidateIndexKeys(*a.table, *item) : Status::Ok();
+      if (!item || !keys_ok) {
         outcome.cancelled = true;
-        outcome.reasons[i] = {"ValidationError", item.error().message(), std::nullopt};
+        const Error& e = item ? keys_ok.error() : item.error();
+        outcome.reasons[i] = {"ValidationError", e.message(), std::nullopt};
         continue;
       }
       updated[i] = std::move(*item);

@@ -1,6 +1,7 @@
 #include "ops/query_scan.h"
 
 #include "common/coding.h"
+#include "index/index_key.h"
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "ops/item_ops.h"
@@ -19,11 +20,18 @@ std::string After(std::string key) {
   return key;
 }
 
-// [lower, upper) of item keys satisfying the key condition.
+// [lower, upper) of item keys (or index entry keys) satisfying the key condition. An item key
+// ends with its sort key; an index entry key goes on past the index sort key with the table
+// key, so its "just past this sort key" is the prefix successor instead.
 std::pair<std::string, std::string> QueryRange(const model::TableDescriptor& table,
+                                               const model::SecondaryIndex* index,
                                                const expr::KeyCondition& c) {
-  std::string prefix = storage::PartitionPrefix(table.id, c.partition);
+  std::string prefix = index ? index::IndexPartitionPrefix(table.id, index->id, c.partition)
+                             : storage::PartitionPrefix(table.id, c.partition);
   std::string end = storage::PrefixSuccessor(prefix);
+  auto After = [index](std::string key) {
+    return index ? storage::PrefixSuccessor(std::move(key)) : ops::After(std::move(key));
+  };
   auto with = [&](const model::AttributeValue& v) {
     std::string k = prefix;
     storage::AppendKeyValue(&k, v);
@@ -72,17 +80,73 @@ Result<Page> ReadPage(const storage::Store& store, const model::TableDescriptor&
   return page;
 }
 
+// ReadPage for an index: entries hold projected items; LastEvaluatedKey holds the table key and
+// the index key.
+Result<Page> ReadIndexPage(const storage::Store& store, const model::TableDescriptor& table,
+                           const model::SecondaryIndex& index, std::string lower,
+                           std::string upper, bool forward, const PageOptions& options) {
+  std::string start;
+  if (const model::Item* esk = options.exclusive_start_key) {
+    auto keys = index::IndexKeyOf(index, *esk);
+    if (!keys) return Error::Internal("unchecked index start key");
+    start = index::EntryKey(table.id, index, *keys, EncodedKey(table, *esk));
+  }
+  auto it = store.ScanFamily(storage::Family::kIndexes, std::move(lower), std::move(upper),
+                             !forward, options.exclusive_start_key ? &start : nullptr);
+  Page page;
+  int64_t limit = options.limit.value_or(INT64_MAX);
+  bool hiding = model::HidesExpired(table);
+  // Hiding needs the TTL attribute; when the index does not hold it, the table's item does.
+  bool need_base = options.fetch_base_items ||
+                   (hiding && !index::Projects(table, index, table.ttl_attribute));
+  for (; it->Valid(); it->Next()) {
+    auto entry = storage::DecodeItem(it->value());
+    if (!entry) return Error::Internal("corrupt index entry");
+    std::optional<model::Item> base;
+    if (need_base) {
+      auto raw = store.GetItem(EncodedKey(table, *entry));
+      if (!raw) return std::move(raw).error();
+      if (!*raw) continue;  // deleted since this read's view of the index
+      base = storage::DecodeItem(**raw);
+      if (!base) return Error::Internal("corrupt item record");
+    }
+    if (hiding && model::IsHiddenExpired(table, base ? *base : *entry, options.now_ms)) continue;
+    ++page.scanned_count;
+    page.bytes_read += model::ItemSize(*entry);
+    if (options.fetch_base_items) {
+      size_t base_size = model::ItemSize(*base);
+      page.bytes_read += base_size;
+      page.base_bytes_read += base_size;
+    }
+    bool stop = static_cast<int64_t>(page.scanned_count) >= limit ||
+                page.bytes_read >= kMaxPageBytes;
+    if (stop) page.last_evaluated_key = index::EntryKeyAttributes(table, index, *entry);
+    model::Item& out = options.fetch_base_items ? *base : *entry;
+    if (!options.filter || options.filter->Evaluate(out)) page.items.push_back(std::move(out));
+    if (stop) break;
+  }
+  RETURN_IF_ERROR(it->status());
+  return page;
+}
+
 }  // namespace
 
 Result<Page> Query(const storage::Store& store, const model::TableDescriptor& table,
                    const expr::KeyCondition& condition, bool forward, const PageOptions& options) {
-  auto [lower, upper] = QueryRange(table, condition);
+  auto [lower, upper] = QueryRange(table, options.index, condition);
+  if (options.index) {
+    return ReadIndexPage(store, table, *options.index, std::move(lower), std::move(upper),
+                         forward, options);
+  }
   return ReadPage(store, table, std::move(lower), std::move(upper), forward, options);
 }
 
 Result<Page> Scan(const storage::Store& store, const model::TableDescriptor& table,
                   uint32_t segment, uint32_t total_segments, const PageOptions& options) {
-  std::string table_prefix = storage::TablePrefix(table.id);
+  // Index entry keys start with table id . index id . hash, item keys with table id . hash:
+  // either way a hash range is a key range.
+  std::string table_prefix = options.index ? index::IndexPrefix(table.id, options.index->id)
+                                           : storage::TablePrefix(table.id);
   std::string lower = table_prefix, upper = storage::PrefixSuccessor(table_prefix);
   if (total_segments > 1) {
     // Keys start with table id . hash, so a hash range is a key range.
@@ -94,6 +158,10 @@ Result<Page> Scan(const storage::Store& store, const model::TableDescriptor& tab
       PutFixed32BE(&upper, static_cast<uint32_t>(to));
     }
   }
+  if (options.index) {
+    return ReadIndexPage(store, table, *options.index, std::move(lower), std::move(upper),
+                         /*forward=*/true, options);
+  }
   return ReadPage(store, table, std::move(lower), std::move(upper), /*forward=*/true, options);
 }
 
@@ -101,6 +169,10 @@ uint32_t SegmentOfKey(const std::string& encoded_key, uint32_t total_segments) {
   std::string_view v(encoded_key);
   uint32_t table_id, hash;
   if (!GetFixed32BE(&v, &table_id) || !GetFixed32BE(&v, &hash)) return 0;
+  return SegmentOfHash(hash, total_segments);
+}
+
+uint32_t SegmentOfHash(uint32_t hash, uint32_t total_segments) {
   // The estimate can be one off at a boundary because SegmentStart rounds down; settle it.
   auto s = static_cast<uint32_t>((uint64_t{hash} * total_segments) >> 32);
   while (s + 1 < total_segments && storage::SegmentStart(s + 1, total_segments) <= hash) ++s;

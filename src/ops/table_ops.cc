@@ -1,7 +1,9 @@
 #include "ops/table_ops.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <mutex>
 #include <random>
 
@@ -35,7 +37,13 @@ Status TableCatalog::Load() {
 }
 
 void TableCatalog::Install(TablePtr table) {
-  by_id_[table->id] = table;
+  auto& slot = by_id_[table->id];
+  if (slot) {
+    auto& retired = retired_[table->id];
+    std::erase_if(retired, [](const auto& w) { return w.expired(); });
+    retired.push_back(slot);
+  }
+  slot = table;
   tables_[table->name] = std::move(table);
 }
 
@@ -85,7 +93,7 @@ TablePtr TableCatalog::Find(const std::string& name) const {
 
 Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   std::unique_lock lock(mu_);
-  if (tables_.count(spec.name)) {
+  if (tables_.count(spec.name) || deleting_.count(spec.name)) {
     return Error::ResourceInUse("Table already exists: " + spec.name);
   }
   auto id = store_.AllocateTableId();
@@ -102,22 +110,46 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
 }
 
 Result<TablePtr> TableCatalog::Delete(const std::string& name) {
-  std::unique_lock lock(mu_);
-  auto it = tables_.find(name);
-  if (it == tables_.end()) {
-    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
+  std::vector<std::weak_ptr<const model::TableDescriptor>> versions;
+  model::TableDescriptor gone;
+  {
+    std::unique_lock lock(mu_);
+    auto it = tables_.find(name);
+    if (it == tables_.end()) {
+      return Error::ResourceNotFound("Requested resource not found: Table: " + name +
+                                     " not found");
+    }
+    if (it->second->deletion_protection) {
+      return Error::Validation("Resource cannot be deleted as it is currently protected against "
+                               "deletion. Disable deletion protection first.");
+    }
+    gone = *it->second;
+    versions.push_back(it->second);
+    if (auto r = retired_.find(gone.id); r != retired_.end()) {
+      versions.insert(versions.end(), r->second.begin(), r->second.end());
+    }
+    tables_.erase(it);
+    by_id_.erase(gone.id);
+    retired_.erase(gone.id);
+    deleting_.insert(name);
   }
-  TablePtr table = it->second;
-  if (table->deletion_protection) {
-    return Error::Validation("Resource cannot be deleted as it is currently protected against "
-                             "deletion. Disable deletion protection first.");
+  // Requests hold a version for one request's time; the bound only guards against a holder that
+  // never lets go.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !std::all_of(versions.begin(), versions.end(), [](const auto& w) { return w.expired(); })) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   storage::WriteBatch batch(store_);
-  batch.DropTable(*table);
-  if (Status s = store_.Write(batch); !s) return std::move(s).error();
-  tables_.erase(it);
-  by_id_.erase(table->id);
-  return table;
+  batch.DropTable(gone);
+  Status written = store_.Write(batch);
+  std::unique_lock lock(mu_);
+  deleting_.erase(name);
+  if (!written) {
+    Install(std::make_shared<const model::TableDescriptor>(gone));  // as if never deleted
+    return std::move(written).error();
+  }
+  return TablePtr(std::make_shared<const model::TableDescriptor>(std::move(gone)));
 }
 
 ListTablesResult TableCatalog::List(const std::optional<std::string>& exclusive_start,
@@ -146,6 +178,77 @@ Status TableCatalog::Replace(model::TableDescriptor updated) {
   if (Status s = store_.Write(batch); !s) return s;
   Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
   return Status::Ok();
+}
+
+Result<TablePtr> TableCatalog::Update(
+    const std::string& name, const std::function<Status(model::TableDescriptor&)>& change) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
+  }
+  model::TableDescriptor updated = *it->second;
+  RETURN_IF_ERROR(change(updated));
+  RETURN_IF_ERROR(Replace(std::move(updated)));
+  return tables_.at(name);
+}
+
+void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
+  // Requests hold a version for one request's time; the bound only guards against a holder
+  // that never lets go.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    {
+      std::shared_lock lock(mu_);
+      auto it = retired_.find(table_id);
+      if (it == retired_.end() ||
+          std::all_of(it->second.begin(), it->second.end(),
+                      [](const auto& w) { return w.expired(); })) {
+        return;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+Status TableCatalog::UpdateById(uint32_t table_id,
+                                const std::function<bool(model::TableDescriptor&)>& change) {
+  auto it = by_id_.find(table_id);
+  if (it == by_id_.end()) return Status::Ok();
+  model::TableDescriptor updated = *it->second;
+  if (!change(updated)) return Status::Ok();
+  return Replace(std::move(updated));
+}
+
+Status TableCatalog::SetIndexActive(uint32_t table_id, uint32_t index_id) {
+  std::unique_lock lock(mu_);
+  return UpdateById(table_id, [&](model::TableDescriptor& t) {
+    for (auto& ix : t.indexes) {
+      if (ix.id == index_id && ix.status != model::IndexStatus::kActive) {
+        ix.status = model::IndexStatus::kActive;
+        return true;
+      }
+    }
+    return false;
+  });
+}
+
+Status TableCatalog::ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) {
+  std::unique_lock lock(mu_);
+  return UpdateById(table_id, [&](model::TableDescriptor& t) {
+    return std::erase(t.dropped_index_ids, index_id) > 0;
+  });
+}
+
+std::vector<storage::TableStats> TableCatalog::IndexStats(
+    const model::TableDescriptor& table) const {
+  std::vector<storage::TableStats> out;
+  out.reserve(table.indexes.size());
+  for (const auto& ix : table.indexes) {
+    auto st = store_.GetIndexStats(table.id, ix.id);
+    out.push_back(st ? *st : storage::TableStats());
+  }
+  return out;
 }
 
 Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>& tags) {

@@ -8,15 +8,18 @@
 // consistent view of its table even if the table is deleted meanwhile.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "index/index_builder.h"
 #include "model/table.h"
 #include "storage/store.h"
 
@@ -32,7 +35,7 @@ struct ListTablesResult {
   std::optional<std::string> last_evaluated;
 };
 
-class TableCatalog {
+class TableCatalog : public index::IndexCatalog {
  public:
   TableCatalog(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
 
@@ -44,7 +47,18 @@ class TableCatalog {
   // The table, or nullptr.
   TablePtr Find(const std::string& name) const;
   // The table with this internal id (the prefix of its item keys), or nullptr.
-  TablePtr FindById(uint32_t id) const;
+  TablePtr FindById(uint32_t id) const override;
+
+  // UpdateTable: applies `change` to a copy of the table under the catalog's lock, then
+  // persists and publishes the result. `change` sees the current version and may refuse with
+  // an error (nothing is changed then). ResourceNotFoundException if the table is missing.
+  Result<TablePtr> Update(const std::string& name,
+                          const std::function<Status(model::TableDescriptor&)>& change);
+
+  // index::IndexCatalog: the index builder's view (index/index_builder.h).
+  void WaitForOlderVersions(uint32_t table_id) const override;
+  Status SetIndexActive(uint32_t table_id, uint32_t index_id) override;
+  Status ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) override;
 
   // UpdateTimeToLive's change (D1, D13): enable TTL on `attribute`, or disable it. Errors with
   // the service's messages: already enabled, already disabled, disabling another attribute.
@@ -56,7 +70,10 @@ class TableCatalog {
   // Creates a table from `spec` (name, key schema, definitions, billing, tags); fills id, uuid
   // and creation time. ResourceInUseException if the name is taken.
   Result<TablePtr> Create(model::TableDescriptor spec);
-  // Deletes the table and all its items. Returns the descriptor as it was.
+  // Deletes the table and all its items. Returns the descriptor as it was. The table disappears
+  // from lookups at once; its data is dropped once no request still holds it (a write that
+  // looked the table up before could otherwise land after the drop and leave an orphan). While
+  // that lasts, CreateTable of the name answers ResourceInUseException.
   Result<TablePtr> Delete(const std::string& name);
   // Names in byte order, starting after `exclusive_start`, at most `limit`.
   ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit) const;
@@ -68,6 +85,8 @@ class TableCatalog {
   Result<storage::TableStats> Stats(const model::TableDescriptor& table) const {
     return store_.GetStats(table.id);
   }
+  // Entry count and size of each index of `table`, in table.indexes order (zero if unreadable).
+  std::vector<storage::TableStats> IndexStats(const model::TableDescriptor& table) const;
 
  private:
   // Makes `table` visible by name and id. REQUIRES: mu_ held exclusively.
@@ -80,6 +99,13 @@ class TableCatalog {
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, TablePtr> tables_;  // GUARDED_BY(mu_)
   std::unordered_map<uint32_t, TablePtr> by_id_;      // GUARDED_BY(mu_), same tables
+  std::unordered_set<std::string> deleting_;           // GUARDED_BY(mu_), names being dropped
+  // Replaced versions of each table, to tell when no request holds one any more.
+  std::unordered_map<uint32_t, std::vector<std::weak_ptr<const model::TableDescriptor>>>
+      retired_;  // GUARDED_BY(mu_)
+  // Changes a table found by id. REQUIRES: mu_ held exclusively.
+  Status UpdateById(uint32_t table_id,
+                    const std::function<bool(model::TableDescriptor&)>& change);
 };
 
 // DynamoDB's message for a data-plane call on a table that does not exist.

@@ -14,6 +14,7 @@
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "storage/store.h"
+#include "streams/trimmer.h"
 #include "ttl/sweeper.h"
 #include "ttl/ttl_stats.h"
 
@@ -59,6 +60,12 @@ int Serve(const ServeFlags& flags) {
   ops::ItemOps items(**store);
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
+  // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
+  index::IndexBuilder index_builder(**store, items.locks(), catalog);
+  services.index_builder = &index_builder;
+  for (const auto& name : catalog.List(std::nullopt, SIZE_MAX).names) {
+    if (ops::TablePtr t = catalog.Find(name)) index_builder.Resume(*t);
+  }
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
   metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
@@ -85,6 +92,8 @@ int Serve(const ServeFlags& flags) {
         c.running, c.running_flushes, c.pending_bytes);
   });
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
+  // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
+  streams::Trimmer stream_trimmer(items.streams());
   server::HttpServer http(flags.server, services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -98,8 +107,12 @@ int Serve(const ServeFlags& flags) {
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   sweeper.Start();
+  stream_trimmer.Start();
+  index_builder.Start();
   http.Run();
   sweeper.Stop();
+  stream_trimmer.Stop();
+  index_builder.Stop();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }

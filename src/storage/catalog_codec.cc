@@ -23,6 +23,17 @@ enum Tag : uint64_t {
   kIndex = 14,          // nested descriptor fields below, repeated
   kTtlEnabled = 15,     // varint 0/1
   kTtlAttribute = 16,   // bytes
+  kNextIndexId = 17,    // varint
+  kDroppedIndexId = 18, // varint, repeated
+  // 19: reserved for the indexes feature. 20-24: streams.
+  kStream = 20,         // nested StreamTag fields, repeated, oldest first
+};
+
+// Fields inside a kStream payload; persisted.
+enum StreamTag : uint64_t {
+  kStreamCreatedMs = 1,   // varint
+  kStreamViewType = 2,    // varint StreamViewType
+  kStreamDisabledMs = 3,  // varint, 0 while enabled
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -35,6 +46,8 @@ enum IndexTag : uint64_t {
   kIndexNonKey = 6,       // bytes, repeated
   kIndexRead = 7,         // varint
   kIndexWrite = 8,        // varint
+  kIndexId = 9,           // varint
+  kIndexStatus = 10,      // varint IndexStatus
 };
 
 void PutField(std::string* out, uint64_t tag, std::string_view payload) {
@@ -74,6 +87,8 @@ std::string EncodeIndex(const model::SecondaryIndex& ix) {
   for (const auto& a : ix.non_key_attributes) PutField(&out, kIndexNonKey, a);
   PutVarintField(&out, kIndexRead, static_cast<uint64_t>(ix.read_capacity));
   PutVarintField(&out, kIndexWrite, static_cast<uint64_t>(ix.write_capacity));
+  PutVarintField(&out, kIndexId, ix.id);
+  PutVarintField(&out, kIndexStatus, static_cast<uint64_t>(ix.status));
   return out;
 }
 
@@ -95,9 +110,36 @@ bool DecodeIndex(std::string_view in, model::SecondaryIndex* ix) {
       case kIndexNonKey: ix->non_key_attributes.emplace_back(p); break;
       case kIndexRead: ok = GetVarintPayload(p, &v); ix->read_capacity = int64_t(v); break;
       case kIndexWrite: ok = GetVarintPayload(p, &v); ix->write_capacity = int64_t(v); break;
+      case kIndexId: ok = GetVarintPayload(p, &v); ix->id = static_cast<uint32_t>(v); break;
+      case kIndexStatus:
+        ok = GetVarintPayload(p, &v);
+        ix->status = static_cast<model::IndexStatus>(v);
+        break;
       default: break;
     }
     if (!ok) return false;
+  }
+  return true;
+}
+
+std::string EncodeStream(const model::StreamInfo& st) {
+  std::string out;
+  PutVarintField(&out, kStreamCreatedMs, static_cast<uint64_t>(st.created_ms));
+  PutVarintField(&out, kStreamViewType, static_cast<uint64_t>(st.view_type));
+  PutVarintField(&out, kStreamDisabledMs, static_cast<uint64_t>(st.disabled_ms));
+  return out;
+}
+
+bool DecodeStream(std::string_view in, model::StreamInfo* st) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs) continue;
+    if (!GetVarintPayload(p, &v)) return false;
+    if (tag == kStreamCreatedMs) st->created_ms = static_cast<int64_t>(v);
+    if (tag == kStreamViewType) st->view_type = static_cast<model::StreamViewType>(v);
+    if (tag == kStreamDisabledMs) st->disabled_ms = static_cast<int64_t>(v);
   }
   return true;
 }
@@ -127,6 +169,9 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   for (const auto& ix : t.indexes) PutField(&out, kIndex, EncodeIndex(ix));
   PutVarintField(&out, kTtlEnabled, t.ttl_enabled ? 1 : 0);
   if (!t.ttl_attribute.empty()) PutField(&out, kTtlAttribute, t.ttl_attribute);
+  PutVarintField(&out, kNextIndexId, t.next_index_id);
+  for (uint32_t id : t.dropped_index_ids) PutVarintField(&out, kDroppedIndexId, id);
+  for (const auto& st : t.streams) PutField(&out, kStream, EncodeStream(st));
   return out;
 }
 
@@ -162,9 +207,24 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kIndex: ok = DecodeIndex(p, &t.indexes.emplace_back()); break;
       case kTtlEnabled: ok = GetVarintPayload(p, &v); t.ttl_enabled = v != 0; break;
       case kTtlAttribute: t.ttl_attribute.assign(p); break;
+      case kNextIndexId: ok = GetVarintPayload(p, &v); t.next_index_id = uint32_t(v); break;
+      case kDroppedIndexId:
+        ok = GetVarintPayload(p, &v);
+        t.dropped_index_ids.push_back(static_cast<uint32_t>(v));
+        break;
+      case kStream: ok = DecodeStream(p, &t.streams.emplace_back()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;
+  }
+  // Descriptors written before index ids existed (no entries were kept then): number their
+  // indexes now; the next write of the descriptor persists the ids.
+  for (auto& ix : t.indexes) {
+    if (ix.id == 0) ix.id = t.next_index_id++;
+    if (ix.id >= t.next_index_id) t.next_index_id = ix.id + 1;
+  }
+  for (uint32_t id : t.dropped_index_ids) {
+    if (id >= t.next_index_id) t.next_index_id = id + 1;
   }
   return t;
 }

@@ -70,12 +70,33 @@ void WriteBatch::AddStats(uint32_t table_id, int64_t items, int64_t bytes) {
   size += bytes;
 }
 
+void WriteBatch::AddIndexStats(uint32_t table_id, uint32_t index_id, int64_t items,
+                               int64_t bytes) {
+  auto& [count, size] = pending_index_stats_[uint64_t{table_id} << 32 | index_id];
+  count += items;
+  size += bytes;
+}
+
+void WriteBatch::DeleteIndexStats(uint32_t table_id, uint32_t index_id) {
+  pending_index_stats_.erase(uint64_t{table_id} << 32 | index_id);
+  std::string key = TablePrefix(table_id);
+  PutFixed32BE(&key, index_id);
+  batch_->Delete(store_.stats_, key);
+}
+
 void WriteBatch::FlushStats() {
   for (const auto& [table_id, delta] : pending_stats_) {
     if (delta.first == 0 && delta.second == 0) continue;
     batch_->Merge(store_.stats_, TablePrefix(table_id), EncodeStats(delta.first, delta.second));
   }
   pending_stats_.clear();
+  for (const auto& [ids, delta] : pending_index_stats_) {
+    if (delta.first == 0 && delta.second == 0) continue;
+    std::string key = TablePrefix(static_cast<uint32_t>(ids >> 32));
+    PutFixed32BE(&key, static_cast<uint32_t>(ids));
+    batch_->Merge(store_.stats_, key, EncodeStats(delta.first, delta.second));
+  }
+  pending_index_stats_.clear();
 }
 
 void WriteBatch::PutExpiry(int64_t due_ms, std::string_view item_key) {
@@ -105,7 +126,9 @@ void WriteBatch::PutTable(const model::TableDescriptor& table) {
 void WriteBatch::DropTable(const model::TableDescriptor& table) {
   std::string begin = TablePrefix(table.id);
   batch_->DeleteRange(store_.items_, begin, PrefixSuccessor(begin));
-  batch_->Delete(store_.stats_, begin);
+  batch_->DeleteRange(store_.indexes_, begin, PrefixSuccessor(begin));
+  // The table's stats and its indexes' stats (keys table id [. index id]).
+  batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   batch_->Delete(store_.catalog_, table.name);
 }
 
@@ -318,6 +341,28 @@ Result<TableStats> Store::GetStats(uint32_t table_id) const {
   if (!s.ok()) return Convert(&s, "read failed").error();
   if (!DecodeStats(value, &stats)) return Error::Internal("corrupt stats");
   return stats;
+}
+
+Result<TableStats> Store::GetIndexStats(uint32_t table_id, uint32_t index_id) const {
+  std::string key = TablePrefix(table_id);
+  PutFixed32BE(&key, index_id);
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), stats_, key, &value);
+  TableStats stats;
+  if (s.IsNotFound()) return stats;
+  if (!s.ok()) return Convert(&s, "read failed").error();
+  if (!DecodeStats(value, &stats)) return Error::Internal("corrupt stats");
+  return stats;
+}
+
+uint64_t Store::ApproximateItemBytes(std::string_view lower, std::string_view upper) const {
+  rocksdb::Range range(ToSlice(lower), ToSlice(upper));
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  uint64_t bytes = 0;
+  db_->GetApproximateSizes(options, items_, &range, 1, &bytes).PermitUncheckedError();
+  return bytes;
 }
 
 CompactionState Store::Compactions() const {

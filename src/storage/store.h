@@ -80,6 +80,10 @@ class WriteBatch {
   // Adds deltas to the table's item count and size. Deltas are summed per table and written as
   // one merge when the batch is committed, so a batch of N writes costs one merge, not N.
   void AddStats(uint32_t table_id, int64_t items, int64_t bytes);
+  // The same for one secondary index of the table (its entry count and size), summed alike.
+  void AddIndexStats(uint32_t table_id, uint32_t index_id, int64_t items, int64_t bytes);
+  // Removes an index's stats (when the index is deleted).
+  void DeleteIndexStats(uint32_t table_id, uint32_t index_id);
   // Adds / removes the expiry-index entry of an item due at `due_ms`.
   void PutExpiry(int64_t due_ms, std::string_view item_key);
   void DeleteExpiry(int64_t due_ms, std::string_view item_key);
@@ -89,7 +93,9 @@ class WriteBatch {
   // Removes every key in [begin, end).
   void DeleteRange(Family family, std::string_view begin, std::string_view end);
   void PutTable(const model::TableDescriptor& table);
-  // Removes the table's catalog entry, every item and its stats.
+  // The store this batch writes to (for reads that decide what the batch holds).
+  const Store& store() const { return store_; }
+  // Removes the table's catalog entry, every item, its index entries and all its stats.
   void DropTable(const model::TableDescriptor& table);
 
  private:
@@ -100,6 +106,8 @@ class WriteBatch {
   const Store& store_;
   std::unique_ptr<rocksdb::WriteBatch> batch_;
   std::map<uint32_t, std::pair<int64_t, int64_t>> pending_stats_;  // table id -> (items, bytes)
+  // (table id << 32 | index id) -> (entries, bytes)
+  std::map<uint64_t, std::pair<int64_t, int64_t>> pending_index_stats_;
 };
 
 // Iterates the `items` family over a key range, forward or backward. Reads a consistent view
@@ -157,7 +165,12 @@ class Store {
   // Allocates a table id never used before in this data dir (persisted at once).
   Result<uint32_t> AllocateTableId();
   Result<TableStats> GetStats(uint32_t table_id) const;
+  // Entry count and size of one secondary index (stats key: table id . index id, 4 bytes BE each).
+  Result<TableStats> GetIndexStats(uint32_t table_id, uint32_t index_id) const;
   CompactionState Compactions() const;
+  // RocksDB's estimate of the bytes the items in [lower, upper) take, memtables included (cheap:
+  // no item is read).
+  uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const;
 
  private:
   friend class WriteBatch;

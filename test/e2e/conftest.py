@@ -1,7 +1,8 @@
 """Fixtures for the ttlstore end-to-end suite.
 
 * `server`: one real `ttlstore serve` for the whole session (fresh temp data dir, --port 0).
-* `endpoint`, `ddb`, `ddb_resource`: its URL and boto3 clients (dummy credentials, no retries).
+* `endpoint`, `ddb`, `ddb_resource`, `streams`: its URL and boto3 clients (dummy credentials, no
+  retries; `streams` is the `dynamodbstreams` client).
 * `table_name`: a name unique to the test.
 * `start_server`: start extra servers on a given data dir (restart / crash tests); every server
   it started is stopped (by its own Popen object) when the test ends.
@@ -19,7 +20,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 import e2e_util  # noqa: E402
-from e2e_util import ServerProcess, TTLSTORE_BIN, make_client, make_resource, unique_name  # noqa: E402
+from e2e_util import (ServerProcess, TTLSTORE_BIN, make_client, make_resource,  # noqa: E402
+                      make_streams_client, unique_name)
 
 
 def pytest_sessionstart(session):
@@ -47,6 +49,12 @@ def endpoint(server) -> str:
 @pytest.fixture(scope="session")
 def ddb(endpoint):
     return make_client(endpoint)
+
+
+@pytest.fixture(scope="session")
+def streams(endpoint):
+    """boto3's `dynamodbstreams` client on the session server."""
+    return make_streams_client(endpoint)
 
 
 @pytest.fixture(scope="session")

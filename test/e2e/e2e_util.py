@@ -137,6 +137,14 @@ def make_client(endpoint: str):
         aws_secret_access_key=SECRET_KEY, config=client_config())
 
 
+def make_streams_client(endpoint: str):
+    """boto3's DynamoDB Streams client, unchanged: it signs as "dynamodb" and sends the
+    DynamoDBStreams_20120810 target to the same endpoint."""
+    return boto3.session.Session().client(
+        "dynamodbstreams", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY, config=client_config())
+
+
 def make_resource(endpoint: str):
     return boto3.session.Session().resource(
         "dynamodb", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=ACCESS_KEY,

@@ -1,0 +1,395 @@
+// The DynamoDB Streams API (X-Amz-Target DynamoDBStreams_20120810.*): ListStreams,
+// DescribeStream, GetShardIterator, GetRecords. Streams are named by ARN
+// (arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>); shard iterators are opaque
+// strings (streams/shard_iterator.h) valid for 15 minutes.
+#include <algorithm>
+#include <limits>
+
+#include "api/handlers.h"
+#include "api/request.h"
+#include "api/stream_spec.h"
+#include "api/table_schema.h"
+#include "streams/shard_iterator.h"
+#include "streams/stream_names.h"
+
+namespace ttlstore::api {
+namespace {
+
+constexpr char kInvalid[] = "One or more parameter values were invalid: ";
+
+std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
+
+// A stream as the API sees it, of a live or a dropped table.
+struct StreamRef {
+  uint32_t table_id = 0;
+  std::string table_name;
+  model::KeySchema key;
+  model::StreamInfo info;
+  bool enabled() const { return info.disabled_ms == 0; }
+};
+
+bool Retained(const model::StreamInfo& st, int64_t now_ms) {
+  return st.disabled_ms == 0 || st.disabled_ms + streams::kRetentionMs >= now_ms;
+}
+
+// Every stream still readable, of live tables and of dropped ones.
+std::vector<StreamRef> AllStreams(const Services& s, int64_t now_ms) {
+  std::vector<StreamRef> out;
+  ops::ListTablesResult names = s.catalog.List(std::nullopt, std::numeric_limits<size_t>::max());
+  for (const auto& name : names.names) {
+    ops::TablePtr t = s.catalog.Find(name);
+    if (!t) continue;
+    for (const auto& st : t->streams) {
+      if (Retained(st, now_ms)) out.push_back({t->id, t->name, t->key, st});
+    }
+  }
+  std::string lower(1, streams::kDroppedPrefix), upper(1, streams::kDroppedPrefix + 1);
+  for (auto it = s.items.store().ScanFamily(storage::Family::kStreams, lower, upper, false,
+                                            nullptr);
+       it->Valid(); it->Next()) {
+    auto d = streams::DecodeDropped(it->key(), it->value());
+    if (d && Retained(d->info, now_ms)) {
+      out.push_back({d->table_id, d->table_name, d->key, d->info});
+    }
+  }
+  return out;
+}
+
+std::string StreamArn(const Services& s, const StreamRef& r) {
+  return TableArn(s, r.table_name) + "/stream/" + streams::StreamLabel(r.info.created_ms);
+}
+
+Error StreamNotFound(const std::string& arn) {
+  return Error::ResourceNotFound("Requested resource not found: Stream: " + arn + " not found");
+}
+
+// Resolves a stream ARN; ResourceNotFoundException when it names no readable stream.
+Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t now_ms) {
+  std::string prefix = "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/";
+  size_t mark = arn.rfind("/stream/");
+  if (arn.rfind(prefix, 0) != 0 || mark == std::string::npos || mark < prefix.size()) {
+    return StreamNotFound(arn);
+  }
+  std::string name = arn.substr(prefix.size(), mark - prefix.size());
+  std::optional<int64_t> ms = streams::ParseStreamLabel(std::string_view(arn).substr(mark + 8));
+  if (!ms) return StreamNotFound(arn);
+  if (ops::TablePtr t = s.catalog.Find(name)) {
+    for (const auto& st : t->streams) {
+      if (st.created_ms == *ms && Retained(st, now_ms)) return StreamRef{t->id, t->name, t->key, st};
+    }
+  }
+  for (const auto& r : AllStreams(s, now_ms)) {
+    if (r.table_name == name && r.info.created_ms == *ms) return r;
+  }
+  return StreamNotFound(arn);
+}
+
+Result<std::string> RequiredArn(const rapidjson::Value& req, Constraints& c) {
+  ASSIGN_OR_RETURN(arn, OptString(req, "StreamArn"));
+  c.NotNull("streamArn", arn.has_value());
+  c.Length("streamArn", arn, 37, 1024);
+  return arn.value_or("");
+}
+
+using streams::ShardIterator;
+
+// The shard named `shard_id` of the stream, with its range.
+Result<streams::ShardInfo> FindShard(const Services& s, const StreamRef& r,
+                                     const std::string& shard_id) {
+  std::optional<uint32_t> no = streams::ParseShardId(shard_id, r.info.created_ms);
+  Error missing = Error::ResourceNotFound("Requested resource not found: Shard does not exist");
+  if (!no) return missing;
+  ASSIGN_OR_RETURN(shards, s.items.streams().ListShards(r.table_id, r.info.created_ms));
+  for (const auto& sh : shards) {
+    if (sh.shard_no == *no) return sh;
+  }
+  return missing;
+}
+
+// A shard takes no more records once its stream is disabled or a newer shard is open.
+bool ShardClosed(const StreamRef& r, const std::vector<streams::ShardInfo>& all, uint32_t no) {
+  return !r.enabled() || no != all.back().shard_no;
+}
+
+void WriteRecord(JsonWriter& w, const Services& s, const StreamRef& r,
+                 const streams::StreamRecord& rec) {
+  w.StartObject();
+  w.Key("eventID");
+  // Unique per record: derived from the table, the stream and the sequence number.
+  std::string id_src = std::to_string(r.table_id) + "/" + std::to_string(r.info.created_ms);
+  char id[40];
+  std::snprintf(id, sizeof id, "%016llx%016llx",
+                static_cast<unsigned long long>(streams::Fnv64(id_src, std::to_string(rec.seq))),
+                static_cast<unsigned long long>(rec.seq));
+  w.String(id);
+  w.Key("eventName");
+  w.String(rec.event == streams::EventName::kInsert   ? "INSERT"
+           : rec.event == streams::EventName::kModify ? "MODIFY"
+                                                      : "REMOVE");
+  w.Key("eventVersion");
+  w.String("1.1");
+  w.Key("eventSource");
+  w.String("aws:dynamodb");
+  w.Key("awsRegion");
+  WriteString(w, s.region);
+  w.Key("dynamodb");
+  w.StartObject();
+  w.Key("ApproximateCreationDateTime");
+  w.Int64(rec.created_ms / 1000);
+  w.Key("Keys");
+  WriteItem(w, rec.keys);
+  if (rec.new_image) {
+    w.Key("NewImage");
+    WriteItem(w, *rec.new_image);
+  }
+  if (rec.old_image) {
+    w.Key("OldImage");
+    WriteItem(w, *rec.old_image);
+  }
+  w.Key("SequenceNumber");
+  w.String(streams::SequenceNumberText(rec.seq).c_str());
+  w.Key("SizeBytes");
+  w.Uint64(rec.size_bytes);
+  w.Key("StreamViewType");
+  w.String(StreamViewTypeName(rec.view_type));
+  w.EndObject();
+  if (rec.service) {
+    // D7: a TTL deletion is the service's, and says so.
+    w.Key("userIdentity");
+    w.StartObject();
+    w.Key("PrincipalId");
+    w.String("dynamodb.amazonaws.com");
+    w.Key("Type");
+    w.String("Service");
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+Result<std::string> ListStreams(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(table, OptString(req, "TableName"));
+  ASSIGN_OR_RETURN(limit, OptInt(req, "Limit"));
+  ASSIGN_OR_RETURN(start, OptString(req, "ExclusiveStartStreamArn"));
+  Constraints c;
+  c.TableName("tableName", table, 3, /*all_errors=*/true);
+  c.Min("limit", limit, 1);
+  c.Length("exclusiveStartStreamArn", start, 37, 1024);
+  if (!c.ok()) return c.ToError();
+  if (limit && *limit > 100) {
+    return Error::Validation(std::string(kInvalid) +
+                             "Limit cannot be greater than the maximum allowed size: 100");
+  }
+  int64_t now = s.clock.NowMs();
+  std::vector<StreamRef> all = AllStreams(s, now);
+  if (table) {
+    std::erase_if(all, [&](const StreamRef& r) { return r.table_name != *table; });
+  }
+  // Table name order, newest stream first within a table.
+  std::sort(all.begin(), all.end(), [](const StreamRef& a, const StreamRef& b) {
+    if (a.table_name != b.table_name) return a.table_name < b.table_name;
+    return a.info.created_ms > b.info.created_ms;
+  });
+  size_t begin = 0;
+  if (start) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (StreamArn(s, all[i]) == *start) begin = i + 1;
+    }
+  }
+  size_t max = static_cast<size_t>(limit.value_or(100));
+  size_t end = std::min(all.size(), begin + max);
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("Streams");
+  w.StartArray();
+  for (size_t i = begin; i < end; ++i) {
+    w.StartObject();
+    w.Key("StreamArn");
+    WriteString(w, StreamArn(s, all[i]));
+    w.Key("TableName");
+    WriteString(w, all[i].table_name);
+    w.Key("StreamLabel");
+    WriteString(w, streams::StreamLabel(all[i].info.created_ms));
+    w.EndObject();
+  }
+  w.EndArray();
+  if (end < all.size()) {
+    w.Key("LastEvaluatedStreamArn");
+    WriteString(w, StreamArn(s, all[end - 1]));
+  }
+  w.EndObject();
+  return Finish(buf);
+}
+
+Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& req) {
+  Constraints c;
+  ASSIGN_OR_RETURN(arn, RequiredArn(req, c));
+  ASSIGN_OR_RETURN(limit, OptInt(req, "Limit"));
+  ASSIGN_OR_RETURN(start, OptString(req, "ExclusiveStartShardId"));
+  c.Min("limit", limit, 1);
+  c.Max("limit", limit, 100);
+  c.Length("exclusiveStartShardId", start, 28, 65);
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(r, FindStream(s, arn, s.clock.NowMs()));
+  streams::StreamLog& log = s.items.streams();
+  ASSIGN_OR_RETURN(shards, log.ListShards(r.table_id, r.info.created_ms));
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("StreamDescription");
+  w.StartObject();
+  w.Key("StreamArn");
+  WriteString(w, arn);
+  w.Key("StreamLabel");
+  WriteString(w, streams::StreamLabel(r.info.created_ms));
+  w.Key("StreamStatus");
+  w.String(r.enabled() ? "ENABLED" : "DISABLED");
+  w.Key("StreamViewType");
+  w.String(StreamViewTypeName(r.info.view_type));
+  w.Key("CreationRequestDateTime");
+  w.Double(static_cast<double>(r.info.created_ms) / 1000.0);
+  w.Key("TableName");
+  WriteString(w, r.table_name);
+  w.Key("KeySchema");
+  WriteKeySchema(w, r.key);
+  w.Key("Shards");
+  w.StartArray();
+  size_t max = static_cast<size_t>(limit.value_or(100)), shown = 0;
+  bool skipping = start.has_value();
+  std::optional<std::string> last_shown;
+  for (const auto& sh : shards) {
+    std::string id = streams::ShardIdText(r.info.created_ms, sh.shard_no);
+    if (skipping) {
+      if (id == *start) skipping = false;
+      continue;
+    }
+    if (shown == max) break;
+    w.StartObject();
+    w.Key("ShardId");
+    WriteString(w, id);
+    w.Key("SequenceNumberRange");
+    w.StartObject();
+    w.Key("StartingSequenceNumber");
+    w.String(streams::SequenceNumberText(sh.first_seq.value_or(log.last_allocated() + 1)).c_str());
+    if (ShardClosed(r, shards, sh.shard_no) && sh.last_seq) {
+      w.Key("EndingSequenceNumber");
+      w.String(streams::SequenceNumberText(*sh.last_seq).c_str());
+    }
+    w.EndObject();
+    if (sh.shard_no > 0) {
+      w.Key("ParentShardId");
+      WriteString(w, streams::ShardIdText(r.info.created_ms, sh.shard_no - 1));
+    }
+    w.EndObject();
+    ++shown;
+    last_shown = id;
+  }
+  w.EndArray();
+  if (shown == max && last_shown &&
+      *last_shown != streams::ShardIdText(r.info.created_ms, shards.back().shard_no)) {
+    w.Key("LastEvaluatedShardId");
+    WriteString(w, *last_shown);
+  }
+  w.EndObject();
+  w.EndObject();
+  return Finish(buf);
+}
+
+Result<std::string> GetShardIterator(const Services& s, const rapidjson::Value& req) {
+  Constraints c;
+  ASSIGN_OR_RETURN(arn, RequiredArn(req, c));
+  ASSIGN_OR_RETURN(shard_id, OptString(req, "ShardId"));
+  ASSIGN_OR_RETURN(type, OptString(req, "ShardIteratorType"));
+  ASSIGN_OR_RETURN(seq_text, OptString(req, "SequenceNumber"));
+  c.NotNull("shardId", shard_id.has_value());
+  c.Length("shardId", shard_id, 28, 65);
+  c.NotNull("shardIteratorType", type.has_value());
+  c.Enum("shardIteratorType", type,
+         {"TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"});
+  c.Length("sequenceNumber", seq_text, 21, 40);
+  if (!c.ok()) return c.ToError();
+  bool by_number = *type == "AT_SEQUENCE_NUMBER" || *type == "AFTER_SEQUENCE_NUMBER";
+  if (!by_number && seq_text) {
+    return Error::Validation(std::string(kInvalid) +
+                             "SequenceNumber should not be passed for this iterator type");
+  }
+  std::optional<uint64_t> seq = seq_text ? streams::ParseSequenceNumber(*seq_text) : std::nullopt;
+  if (by_number && (!seq || *seq == 0)) {
+    return Error::Validation(std::string(kInvalid) + "Invalid SequenceNumber");
+  }
+  int64_t now = s.clock.NowMs();
+  ASSIGN_OR_RETURN(r, FindStream(s, arn, now));
+  ASSIGN_OR_RETURN(shard, FindShard(s, r, *shard_id));
+  streams::StreamLog& log = s.items.streams();
+  ShardIterator it{arn, shard.shard_no, 0, now};
+  if (*type == "LATEST") {
+    // Just past the newest record: the last number handed out (later ones are newer).
+    it.position = log.last_allocated();
+  } else if (by_number) {
+    if (*seq > log.last_allocated()) {
+      return Error::Validation(std::string(kInvalid) + "Invalid SequenceNumber");
+    }
+    it.position = *type == "AT_SEQUENCE_NUMBER" ? *seq - 1 : *seq;
+  }
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("ShardIterator");
+  WriteString(w, streams::EncodeShardIterator(it));
+  w.EndObject();
+  return Finish(buf);
+}
+
+Result<std::string> GetRecords(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(text, OptString(req, "ShardIterator"));
+  ASSIGN_OR_RETURN(limit, OptInt(req, "Limit"));
+  Constraints c;
+  c.NotNull("shardIterator", text.has_value());
+  c.Length("shardIterator", text, 1, 2048);
+  c.Min("limit", limit, 1);
+  if (!c.ok()) return c.ToError();
+  if (limit && *limit > 1000) {
+    return Error::Validation(std::string(kInvalid) + "Limit should be less than or equal to 1000");
+  }
+  std::optional<ShardIterator> it = streams::DecodeShardIterator(*text);
+  if (!it) return Error::Validation("Invalid ShardIterator");
+  int64_t now = s.clock.NowMs();
+  if (now - it->issued_ms > streams::kIteratorLifetimeMs) {
+    return Error(ErrorCode::kExpiredIterator,
+                 "Iterator expired. The iterator was created at time " +
+                     streams::StreamLabel(it->issued_ms) + " while right now it's " +
+                     streams::StreamLabel(now) +
+                     " which is further in the future than the tolerated delay of " +
+                     std::to_string(streams::kIteratorLifetimeMs) + " milliseconds.");
+  }
+  ASSIGN_OR_RETURN(r, FindStream(s, it->stream_arn, now));
+  streams::StreamLog& log = s.items.streams();
+  ASSIGN_OR_RETURN(shards, log.ListShards(r.table_id, r.info.created_ms));
+  bool closed = ShardClosed(r, shards, it->shard_no);
+  // The limit is taken before the read, so every number below it is in the read's snapshot.
+  uint64_t stable = log.StableLimit();
+  ASSIGN_OR_RETURN(read, log.Read(r.table_id, r.info.created_ms, it->shard_no, it->position,
+                                  stable, static_cast<size_t>(limit.value_or(1000))));
+  ShardIterator next = *it;
+  next.issued_ms = now;
+  if (!read.records.empty()) next.position = read.records.back().seq;
+  bool exhausted =
+      closed && read.at_end && !log.HasInFlight(r.table_id, r.info.created_ms, it->shard_no);
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("Records");
+  w.StartArray();
+  for (const auto& rec : read.records) WriteRecord(w, s, r, rec);
+  w.EndArray();
+  if (!exhausted) {
+    w.Key("NextShardIterator");
+    WriteString(w, streams::EncodeShardIterator(next));
+  }
+  w.EndObject();
+  return Finish(buf);
+}
+
+}  // namespace ttlstore::api

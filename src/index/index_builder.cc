@@ -1,0 +1,167 @@
+#include "index/index_builder.h"
+
+#include <spdlog/spdlog.h>
+
+#include <pthread.h>
+
+#include "index/index_key.h"
+#include "model/item_size.h"
+#include "storage/item_codec.h"
+#include "storage/key_codec.h"
+
+namespace ttlstore::index {
+namespace {
+
+// Items per backfill chunk: one lock round and one WriteBatch each, so writers to those items
+// wait at most one chunk.
+constexpr size_t kChunk = 500;
+
+const model::SecondaryIndex* FindById(const model::TableDescriptor& table, uint32_t index_id) {
+  for (const auto& ix : table.indexes) {
+    if (ix.id == index_id) return &ix;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+IndexBuilder::IndexBuilder(storage::Store& store, ops::KeyLocks& locks, IndexCatalog& catalog)
+    : store_(store), locks_(locks), catalog_(catalog) {}
+
+IndexBuilder::~IndexBuilder() { Stop(); }
+
+void IndexBuilder::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = false;
+  }
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "index-builder");
+    Loop();
+  });
+}
+
+void IndexBuilder::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void IndexBuilder::Build(uint32_t table_id, uint32_t index_id) {
+  Enqueue({false, table_id, index_id});
+}
+
+void IndexBuilder::Drop(uint32_t table_id, uint32_t index_id) {
+  Enqueue({true, table_id, index_id});
+}
+
+void IndexBuilder::Resume(const model::TableDescriptor& table) {
+  for (uint32_t id : table.dropped_index_ids) Drop(table.id, id);
+  for (const auto& ix : table.indexes) {
+    if (ix.status == model::IndexStatus::kCreating) Build(table.id, ix.id);
+  }
+}
+
+void IndexBuilder::Enqueue(Job job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(job);
+  }
+  wake_.notify_all();
+}
+
+void IndexBuilder::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+    if (stop_) return;
+    Job job = jobs_.front();
+    jobs_.pop_front();
+    lock.unlock();
+    Status s = job.drop ? DropNow(job.table_id, job.index_id)
+                        : BuildNow(job.table_id, job.index_id);
+    if (!s) {
+      spdlog::error("event=index_{}_failed table_id={} index_id={} message=\"{}\"",
+                    job.drop ? "drop" : "backfill", job.table_id, job.index_id,
+                    s.error().message());
+    } else {
+      spdlog::info("event=index_{}_done table_id={} index_id={}", job.drop ? "drop" : "backfill",
+                   job.table_id, job.index_id);
+    }
+    lock.lock();
+  }
+}
+
+Status IndexBuilder::BuildNow(uint32_t table_id, uint32_t index_id) {
+  // Writers holding a table version from before the index was published do not maintain it:
+  // they must be done before the backfill reads the items (see the header).
+  catalog_.WaitForOlderVersions(table_id);
+  RETURN_IF_ERROR(Backfill(table_id, index_id));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return Status::Ok();  // interrupted: the next start resumes it
+  }
+  return catalog_.SetIndexActive(table_id, index_id);
+}
+
+Status IndexBuilder::DropNow(uint32_t table_id, uint32_t index_id) {
+  // Writers holding a version from before the drop still maintain the index: let them finish
+  // so that no entry is written after the removal.
+  catalog_.WaitForOlderVersions(table_id);
+  return RemoveEntries(table_id, index_id);
+}
+
+Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id) {
+  std::string lower = storage::TablePrefix(table_id);
+  std::string upper = storage::PrefixSuccessor(lower);
+  std::string last;
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return Status::Ok();  // resumed after the restart
+    }
+    auto table = catalog_.FindById(table_id);
+    const model::SecondaryIndex* index = table ? FindById(*table, index_id) : nullptr;
+    if (!index || index->status != model::IndexStatus::kCreating) return Status::Ok();
+    std::vector<std::string> keys;
+    {
+      auto it = store_.ScanItems(lower, upper, false, last.empty() ? nullptr : &last);
+      for (; it->Valid() && keys.size() < kChunk; it->Next()) keys.emplace_back(it->key());
+      RETURN_IF_ERROR(it->status());
+    }
+    if (keys.empty()) return Status::Ok();
+    last = keys.back();
+    ops::KeyLocks::Guard guard(locks_, keys);
+    storage::WriteBatch batch(store_);
+    for (const auto& key : keys) {
+      ASSIGN_OR_RETURN(raw, store_.GetItem(key));
+      if (!raw) continue;  // deleted since the scan
+      auto item = storage::DecodeItem(*raw);
+      if (!item) return Error::Internal("corrupt item record");
+      auto index_key = IndexKeyOf(*index, *item);
+      if (!index_key) continue;
+      std::string entry_key = EntryKey(table_id, *index, *index_key, key);
+      ASSIGN_OR_RETURN(existing, store_.Get(storage::Family::kIndexes, entry_key));
+      if (existing) continue;  // a writer indexed it already
+      model::Item projected = Project(*table, *index, *item);
+      batch.Put(storage::Family::kIndexes, entry_key, storage::EncodeItem(projected));
+      batch.AddIndexStats(table_id, index_id, 1, static_cast<int64_t>(model::ItemSize(projected)));
+    }
+    RETURN_IF_ERROR(store_.Write(batch));
+    if (keys.size() < kChunk) return Status::Ok();
+  }
+}
+
+Status IndexBuilder::RemoveEntries(uint32_t table_id, uint32_t index_id) {
+  std::string begin = IndexPrefix(table_id, index_id);
+  storage::WriteBatch batch(store_);
+  batch.DeleteRange(storage::Family::kIndexes, begin, storage::PrefixSuccessor(begin));
+  batch.DeleteIndexStats(table_id, index_id);
+  RETURN_IF_ERROR(store_.Write(batch));
+  return catalog_.ForgetDroppedIndex(table_id, index_id);
+}
+
+}  // namespace ttlstore::index

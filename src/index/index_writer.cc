@@ -1,0 +1,89 @@
+#include "index/index_writer.h"
+
+#include <optional>
+
+#include "index/index_key.h"
+#include "model/item_size.h"
+#include "storage/item_codec.h"
+
+namespace ttlstore::index {
+namespace {
+
+struct Entry {
+  std::string key;
+  const model::Item* item = nullptr;  // the whole item under ALL (not copied)
+  model::Item projected;              // the projected attributes otherwise
+  int64_t size = 0;
+  const model::Item& value() const { return item ? *item : projected; }
+};
+
+std::optional<Entry> EntryOf(const model::TableDescriptor& table,
+                             const model::SecondaryIndex& index, const std::string& item_key,
+                             const model::Item* item) {
+  if (!item) return std::nullopt;
+  auto keys = IndexKeyOf(index, *item);
+  if (!keys) return std::nullopt;
+  Entry e;
+  e.key = EntryKey(table.id, index, *keys, item_key);
+  if (index.projection == model::ProjectionType::kAll) {
+    e.item = item;
+  } else {
+    e.projected = Project(table, index, *item);
+  }
+  e.size = static_cast<int64_t>(model::ItemSize(e.value()));
+  return e;
+}
+
+}  // namespace
+
+void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                     const std::string& item_key, const model::Item* old_item,
+                     const model::Item* new_item) {
+  for (const model::SecondaryIndex& index : table.indexes) {
+    std::optional<Entry> before = EntryOf(table, index, item_key, old_item);
+    std::optional<Entry> after = EntryOf(table, index, item_key, new_item);
+    if (!before && !after) continue;
+    if (before && index.status == model::IndexStatus::kCreating) {
+      // The backfill may not have reached the old item yet (index_builder.h): only an entry
+      // that exists is replaced, so the index's stats stay exact. Reads only while CREATING.
+      auto existing = batch.store().Get(storage::Family::kIndexes, before->key);
+      if (!existing || !*existing) before.reset();
+    }
+    if (before && after && before->key == after->key && before->value() == after->value()) continue;
+    if (before && (!after || before->key != after->key)) {
+      batch.Delete(storage::Family::kIndexes, before->key);
+    }
+    if (after) batch.Put(storage::Family::kIndexes, after->key, storage::EncodeItem(after->value()));
+    batch.AddIndexStats(table.id, index.id, (after ? 1 : 0) - (before ? 1 : 0),
+                        (after ? after->size : 0) - (before ? before->size : 0));
+  }
+}
+
+Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item) {
+  for (const model::SecondaryIndex& index : table.indexes) {
+    for (const model::KeyElement* element :
+         {&index.key.hash, index.key.range ? &*index.key.range : nullptr}) {
+      if (!element) continue;
+      auto it = item.find(element->name);
+      if (it == item.end()) continue;
+      const model::AttributeValue& v = it->second;
+      if (v.type() != element->type) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Type mismatch for Index Key " +
+            element->name + " Expected: " + model::TypeName(element->type) +
+            " Actual: " + model::TypeName(v.type()) + " IndexName: " + index.name);
+      }
+      if (v.type() != model::ValueType::kN && v.scalar().empty()) {
+        return Error::Validation(
+            std::string("One or more parameter values are not valid. A value specified for a "
+                        "secondary index key is not supported. The AttributeValue for a key "
+                        "attribute cannot contain an empty ") +
+            (v.type() == model::ValueType::kS ? "string" : "binary") +
+            " value. IndexName: " + index.name + ", IndexKey: " + element->name);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ttlstore::index

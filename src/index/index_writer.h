@@ -1,0 +1,29 @@
+// Index upkeep on the write path: every item write (ops::ItemOps::AddPut / AddDelete) adds the
+// changes of the table's secondary indexes to the item's own WriteBatch, so an index is never
+// out of step with its table, even across a crash. Deletes of every origin (user, conditional,
+// batch, transactional, TTL) go through the same call (D6).
+#pragma once
+
+#include <string>
+
+#include "common/result.h"
+#include "model/attribute_value.h"
+#include "model/table.h"
+#include "storage/store.h"
+
+namespace ttlstore::index {
+
+// Adds to `batch` the entry changes of every index of `table` caused by replacing `old_item`
+// with `new_item` (either may be null: an insert or a delete) at `item_key`. An index whose key
+// and projected attributes did not change is not touched. Keeps the per-index stats in step.
+// Costs nothing for a table without indexes.
+void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                     const std::string& item_key, const model::Item* old_item,
+                     const model::Item* new_item);
+
+// The service's checks of an item's index key attributes before a write: an index key
+// attribute that is present must have the type its AttributeDefinition declares and must not be
+// an empty string or binary. (An absent one just leaves the item out of that index.)
+Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item);
+
+}  // namespace ttlstore::index

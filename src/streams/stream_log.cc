@@ -1,0 +1,196 @@
+#include "streams/stream_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/coding.h"
+#include "model/item_size.h"
+
+namespace ttlstore::streams {
+namespace {
+
+model::Item KeysOf(const model::TableDescriptor& table, const model::Item& item) {
+  model::Item keys;
+  auto copy = [&](const std::string& name) {
+    auto it = item.find(name);
+    if (it != item.end()) keys.emplace(name, it->second);
+  };
+  copy(table.key.hash.name);
+  if (table.key.range) copy(table.key.range->name);
+  return keys;
+}
+
+}  // namespace
+
+StreamLog::StreamLog(storage::Store& store, const Clock* clock)
+    : store_(store), clock_(clock ? clock : &system_clock_) {
+  if (Status s = Recover(); !s) {
+    spdlog::error("event=stream_recover_failed message=\"{}\"", s.error().message());
+  }
+}
+
+Status StreamLog::Recover() {
+  uint64_t max_seq = 0;
+  auto floor = store_.Get(storage::Family::kStreams, kSeqFloorKey);
+  if (!floor) return std::move(floor).error();
+  if (*floor) {
+    std::string_view v = **floor;
+    GetFixed64BE(&v, &max_seq);
+  }
+  // The last key of every shard holds its largest number: one seek per shard.
+  std::string lower(1, kRecordPrefix);
+  const std::string upper(1, kRecordPrefix + 1);
+  while (true) {
+    auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+    if (!it->Valid()) {
+      RETURN_IF_ERROR(it->status());
+      break;
+    }
+    std::string shard(it->key().substr(0, 17));
+    std::string end = PrefixEnd(shard);
+    auto last = store_.ScanFamily(storage::Family::kStreams, shard, end, true, nullptr);
+    if (last->Valid()) {
+      uint32_t table_id, shard_no;
+      int64_t ms;
+      uint64_t seq;
+      if (ParseRecordKey(last->key(), &table_id, &ms, &shard_no, &seq) && seq > max_seq) {
+        max_seq = seq;
+      }
+    }
+    lower = end;
+  }
+  next_seq_ = max_seq + 1;
+  return Status::Ok();
+}
+
+void StreamLog::AddRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                          const model::Item* old_item, const model::Item* new_item,
+                          bool service) {
+  const model::StreamInfo* stream = table.enabled_stream();
+  if (!stream) return;
+  if (!old_item && !new_item) return;
+  if (old_item && new_item && *old_item == *new_item) return;  // a write that changes nothing
+  StreamRecord r;
+  r.event = !old_item ? EventName::kInsert : !new_item ? EventName::kRemove : EventName::kModify;
+  r.service = service && !new_item;
+  r.view_type = stream->view_type;
+  r.created_ms = clock_->NowMs();
+  r.keys = KeysOf(table, new_item ? *new_item : *old_item);
+  r.size_bytes = model::ItemSize(r.keys);
+  bool want_new = stream->view_type == model::StreamViewType::kNewImage ||
+                  stream->view_type == model::StreamViewType::kNewAndOldImages;
+  bool want_old = stream->view_type == model::StreamViewType::kOldImage ||
+                  stream->view_type == model::StreamViewType::kNewAndOldImages;
+  if (want_new && new_item) {
+    r.new_image = *new_item;
+    r.size_bytes += model::ItemSize(*new_item);
+  }
+  if (want_old && old_item) {
+    r.old_image = *old_item;
+    r.size_bytes += model::ItemSize(*old_item);
+  }
+  std::string value = EncodeRecord(r);
+  std::string key;
+  size_t in_flight;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t seq = next_seq_++;
+    key = RecordKey(table.id, stream->created_ms, 0, seq);  // one open shard per stream today
+    in_flight_.emplace(seq, std::make_pair(key, r.created_ms));
+    in_flight = in_flight_.size();
+  }
+  batch.Put(storage::Family::kStreams, key, value);
+  if (in_flight > kMaxInFlight && !confirming_.exchange(true)) {
+    StableLimit();
+    confirming_ = false;
+  }
+}
+
+uint64_t StreamLog::StableLimit() {
+  std::vector<std::pair<uint64_t, std::string>> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (in_flight_.empty()) return next_seq_.load();
+    for (const auto& [seq, entry] : in_flight_) pending.emplace_back(seq, entry.first);
+  }
+  int64_t now = clock_->NowMs();
+  std::vector<uint64_t> done;
+  for (const auto& [seq, key] : pending) {
+    auto found = store_.Get(storage::Family::kStreams, key);
+    if (found && *found) done.push_back(seq);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (uint64_t seq : done) in_flight_.erase(seq);
+  // Given up: batches that were built but never written (a failed write).
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (now - it->second.second > kAbandonAfterMs) {
+      it = in_flight_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return in_flight_.empty() ? next_seq_.load() : in_flight_.begin()->first;
+}
+
+bool StreamLog::HasInFlight(uint32_t table_id, int64_t stream_ms, uint32_t shard_no) {
+  StableLimit();
+  std::string shard = ShardPrefix(table_id, stream_ms, shard_no);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [seq, entry] : in_flight_) {
+    if (entry.first.compare(0, shard.size(), shard) == 0) return true;
+  }
+  return false;
+}
+
+Result<std::vector<ShardInfo>> StreamLog::ListShards(uint32_t table_id, int64_t stream_ms) const {
+  std::vector<ShardInfo> shards;
+  std::string lower = StreamPrefix(table_id, stream_ms);
+  const std::string upper = PrefixEnd(lower);
+  while (true) {
+    auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+    if (!it->Valid()) {
+      RETURN_IF_ERROR(it->status());
+      break;
+    }
+    uint32_t tid, shard_no;
+    int64_t ms;
+    uint64_t seq;
+    if (!ParseRecordKey(it->key(), &tid, &ms, &shard_no, &seq)) break;
+    ShardInfo info;
+    info.shard_no = shard_no;
+    info.first_seq = seq;
+    std::string shard = ShardPrefix(table_id, stream_ms, shard_no);
+    std::string end = PrefixEnd(shard);
+    auto last = store_.ScanFamily(storage::Family::kStreams, shard, end, true, nullptr);
+    if (last->Valid() && ParseRecordKey(last->key(), &tid, &ms, &shard_no, &seq)) {
+      info.last_seq = seq;
+    }
+    shards.push_back(info);
+    lower = end;
+  }
+  if (shards.empty() || shards.front().shard_no != 0) shards.insert(shards.begin(), ShardInfo{});
+  return shards;
+}
+
+Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
+                                   uint64_t after_seq, uint64_t limit_seq, size_t max) const {
+  ReadResult out;
+  std::string shard = ShardPrefix(table_id, stream_ms, shard_no);
+  std::string start = RecordKey(table_id, stream_ms, shard_no, after_seq);
+  auto it = store_.ScanFamily(storage::Family::kStreams, shard, PrefixEnd(shard), false, &start);
+  for (; it->Valid(); it->Next()) {
+    uint32_t tid, sno;
+    int64_t ms;
+    uint64_t seq;
+    if (!ParseRecordKey(it->key(), &tid, &ms, &sno, &seq)) continue;
+    if (seq >= limit_seq || out.records.size() >= max) return out;
+    auto record = DecodeRecord(it->value());
+    if (!record) return Error::Internal("corrupt stream record");
+    record->seq = seq;
+    out.records.push_back(std::move(*record));
+  }
+  RETURN_IF_ERROR(it->status());
+  out.at_end = true;
+  return out;
+}
+
+}  // namespace ttlstore::streams

@@ -1,0 +1,42 @@
+// Trimmer: removes stream records older than the 24-hour retention period, and what is left of
+// the streams of dropped tables once they are that old. One pass is one seek per shard plus a
+// scan of the records it removes, each shard's old records going in one DeleteRange.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "common/result.h"
+#include "streams/stream_log.h"
+
+namespace ttlstore::streams {
+
+struct TrimStats {
+  uint64_t records = 0;  // records removed
+  uint64_t dropped_streams = 0;  // dropped tables' streams forgotten
+};
+
+class Trimmer {
+ public:
+  // Passes run every `interval_ms`, dated by the log's clock.
+  Trimmer(StreamLog& log, int64_t interval_ms = 60'000) : log_(log), interval_ms_(interval_ms) {}
+  ~Trimmer() { Stop(); }
+
+  // One pass at time `now_ms`: removes records created before now_ms - kRetentionMs.
+  Result<TrimStats> TrimOnce(int64_t now_ms);
+
+  void Start();
+  void Stop();
+
+ private:
+  StreamLog& log_;
+  int64_t interval_ms_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;  // GUARDED_BY(mu_)
+};
+
+}  // namespace ttlstore::streams
