@@ -36,7 +36,12 @@ Result<std::string> UpdateTimeToLive(const Services& s, const rapidjson::Value& 
   if (!c.ok()) return c.ToError();
   ASSIGN_OR_RETURN(name, TableNameOf(req));
   ASSIGN_OR_RETURN(table, s.catalog.SetTimeToLive(name, *enabled, *attribute));
-  if (*enabled) RETURN_IF_ERROR(ttl::BackfillExpiryIndex(s.items, *table));
+  if (*enabled) {
+    // A write that looked the table up before TTL was on adds no expiry entry; once no request
+    // holds such a version, every write keeps the index and the backfill covers the rest.
+    s.catalog.WaitForOlderVersions(table->id);
+    RETURN_IF_ERROR(ttl::BackfillExpiryIndex(s.items, *table));
+  }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

@@ -38,11 +38,14 @@ class KeyLog:
 
 
 def item_for(key: str, rng: random.Random) -> dict:
+    # Numbers are written as the service returns them (no "2e-05" forms), so an item read back
+    # equals the item written.
     size = rng.choice([1, 10, 100, 1000, 5000])
     return {"pk": {"S": key}, "payload": {"S": f"{key}:" + "v" * size},
             "n": {"N": str(rng.randint(-10**12, 10**12))},
             "b": {"B": rng.randbytes(rng.randint(0, 64))},
-            "m": {"M": {"l": {"L": [{"N": str(rng.random())}, {"BOOL": rng.random() < 0.5}]}}}}
+            "m": {"M": {"l": {"L": [{"N": str(rng.randrange(10**9)) + ".25"},
+                                          {"BOOL": rng.random() < 0.5}]}}}}
 
 
 def writer(endpoint: str, prefix: str, seed: int, log: KeyLog, stop: threading.Event):

@@ -1,5 +1,8 @@
 #include "check/consistency.h"
 
+#include <atomic>
+#include <thread>
+
 #include "model/expiry.h"
 #include "ops/table_ops.h"
 #include "ops_test_util.h"
@@ -102,6 +105,32 @@ TEST_F(ConsistencyTest, EntriesLeftWhenTtlWasTurnedOffAreOnlyCountedAsStale) {
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.expiry_entries, 1u);
   EXPECT_EQ(r.stale_expiry_entries, 1u);
+}
+
+// A write that looked the table up before DeleteTable and commits after it must not leave an
+// orphan: Delete drops the data only once no request holds the table.
+TEST_F(ConsistencyTest, DeleteTableWaitsForRequestsStillHoldingTheTable) {
+  ops::TablePtr in_flight = catalog_->Find("sessions");
+  ASSERT_TRUE(in_flight);
+  std::atomic<bool> deleted{false};
+  std::thread deleter([&] {
+    ASSERT_TRUE(catalog_->Delete("sessions").ok());
+    deleted = true;
+  });
+  while (catalog_->Find("sessions")) std::this_thread::yield();  // gone from lookups at once
+  auto again = catalog_->Create(sessions_);
+  ASSERT_FALSE(again.ok());  // the name stays taken until the drop
+  EXPECT_EQ(again.error().code(), ErrorCode::kResourceInUse);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(deleted.load());
+  // The in-flight request's write commits now, then the request lets go of the table.
+  ASSERT_TRUE(ops_->Put(*in_flight, {{"pk", S("late")}}, nullptr).ok());
+  in_flight.reset();
+  deleter.join();
+  EXPECT_TRUE(deleted.load());
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_EQ(r.items, 0u);
 }
 
 }  // namespace
