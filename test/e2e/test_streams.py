@@ -313,3 +313,42 @@ def test_restart_keeps_records_and_sequence_numbers_increase(start_server, tmp_p
     assert summary(after) == [("INSERT", "c")]
     seqs = [int(r["dynamodb"]["SequenceNumber"]) for r in before + after]
     assert seqs == sorted(seqs) and len(set(seqs)) == 3
+
+
+def test_ttl_expiry_leaves_table_and_every_index_and_is_a_service_remove(ddb, streams, table_name):
+    """D6 and D7 in one write path: the sweeper's delete drops the item, its LSI and GSI entries,
+    and records a service REMOVE with the old image, all in one batch."""
+    ddb.create_table(
+        TableName=table_name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"}
+                              for a in ("pk", "sk", "l", "g")],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "sk", "KeyType": "RANGE"}],
+        LocalSecondaryIndexes=[{"IndexName": "by_l", "Projection": {"ProjectionType": "ALL"},
+                                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                              {"AttributeName": "l", "KeyType": "RANGE"}]}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}]}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "OLD_IMAGE"})
+    arn = ddb.describe_table(TableName=table_name)["Table"]["LatestStreamArn"]
+    ddb.update_time_to_live(TableName=table_name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "ttl"})
+    item = {"pk": {"S": "p"}, "sk": {"S": "s"}, "l": {"S": "L"}, "g": {"S": "G"},
+            "ttl": {"N": str(int(time.time()) - 1)}}
+    ddb.put_item(TableName=table_name, Item=item)
+    deadline = time.monotonic() + 5
+    while "Item" in ddb.get_item(TableName=table_name, Key={"pk": item["pk"], "sk": item["sk"]}):
+        assert time.monotonic() < deadline, "expired item not deleted within 5 s"
+        time.sleep(0.05)
+    for index, cond, values in [("by_l", "pk = :v", {":v": item["pk"]}),
+                                ("by_g", "g = :v", {":v": item["g"]})]:
+        got = ddb.query(TableName=table_name, IndexName=index, KeyConditionExpression=cond,
+                        ExpressionAttributeValues=values)
+        assert got["Items"] == [], (index, got["Items"])
+    desc = ddb.describe_table(TableName=table_name)["Table"]
+    indexes = desc["LocalSecondaryIndexes"] + desc["GlobalSecondaryIndexes"]
+    assert [i["ItemCount"] for i in indexes] == [0, 0]
+    removes = [r for r in read_all(streams, arn) if r["eventName"] == "REMOVE"]
+    assert len(removes) == 1
+    assert removes[0]["userIdentity"] == SERVICE
+    assert removes[0]["dynamodb"]["OldImage"] == item
