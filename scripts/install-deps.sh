@@ -9,6 +9,8 @@ packages=(
   # libraries
   librocksdb-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
   libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # the Tablestore front end's protobuf messages
+  protobuf-compiler libprotobuf-dev
   # real clients for the end-to-end tests
   python3 python3-boto3 python3-pytest awscli
   # used by tests and scripts

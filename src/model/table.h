@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/attribute_value.h"
+#include "model/versioned_table.h"
 
 namespace ttlstore::model {
 
@@ -99,6 +100,9 @@ struct TableDescriptor {
   // DynamoDB Streams: every stream the table had within the retention period, oldest first.
   // Only the last one may be enabled; writes add records to it (src/streams).
   std::vector<StreamInfo> streams;
+  // Set for a table created through the Tablestore front end: its rows are versioned cells in
+  // the `rows` family, and the DynamoDB API refuses it (docs/compatibility.md).
+  std::optional<TablestoreSchema> tablestore;
 
   // The enabled stream, or nullptr: the only thing the write path looks at.
   const StreamInfo* enabled_stream() const {

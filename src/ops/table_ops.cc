@@ -56,7 +56,7 @@ TablePtr TableCatalog::FindById(uint32_t id) const {
 Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabled,
                                              const std::string& attribute) {
   std::unique_lock lock(mu_);
-  auto it = tables_.find(name);
+  auto it = FindLocked(name, Front::kDynamoDb);
   if (it == tables_.end()) {
     return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
   }
@@ -80,15 +80,23 @@ Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabl
 }
 
 Result<TablePtr> TableCatalog::Get(const std::string& name) const {
-  TablePtr t = Find(name);
+  TablePtr t = Find(name, Front::kDynamoDb);
   if (!t) return TableNotFound();
   return t;
 }
 
-TablePtr TableCatalog::Find(const std::string& name) const {
+TablePtr TableCatalog::Find(const std::string& name, Front front) const {
   std::shared_lock lock(mu_);
-  auto it = tables_.find(name);
+  auto it = FindLocked(name, front);
   return it == tables_.end() ? nullptr : it->second;
+}
+
+TableCatalog::TableMap::const_iterator TableCatalog::FindLocked(const std::string& name,
+                                                                Front front) const {
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return it;
+  bool tablestore = it->second->tablestore.has_value();
+  return tablestore == (front == Front::kTablestore) ? it : tables_.end();
 }
 
 Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
@@ -109,20 +117,21 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   return TablePtr(table);
 }
 
-Result<TablePtr> TableCatalog::Delete(const std::string& name) {
+Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
   std::vector<std::weak_ptr<const model::TableDescriptor>> versions;
   model::TableDescriptor gone;
   {
     std::unique_lock lock(mu_);
-    auto it = tables_.find(name);
-    if (it == tables_.end()) {
+    auto found = FindLocked(name, front);
+    if (found == tables_.end()) {
       return Error::ResourceNotFound("Requested resource not found: Table: " + name +
                                      " not found");
     }
-    if (it->second->deletion_protection) {
+    if (found->second->deletion_protection) {
       return Error::Validation("Resource cannot be deleted as it is currently protected against "
                                "deletion. Disable deletion protection first.");
     }
+    auto it = tables_.find(name);
     gone = *it->second;
     versions.push_back(it->second);
     if (auto r = retired_.find(gone.id); r != retired_.end()) {
@@ -153,12 +162,13 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name) {
 }
 
 ListTablesResult TableCatalog::List(const std::optional<std::string>& exclusive_start,
-                                    size_t limit) const {
+                                    size_t limit, Front front) const {
   std::vector<std::string> names;
   {
     std::shared_lock lock(mu_);
     names.reserve(tables_.size());
     for (const auto& [name, t] : tables_) {
+      if (t->tablestore.has_value() != (front == Front::kTablestore)) continue;
       if (!exclusive_start || name > *exclusive_start) names.push_back(name);
     }
   }
@@ -181,9 +191,10 @@ Status TableCatalog::Replace(model::TableDescriptor updated) {
 }
 
 Result<TablePtr> TableCatalog::Update(
-    const std::string& name, const std::function<Status(model::TableDescriptor&)>& change) {
+    const std::string& name, const std::function<Status(model::TableDescriptor&)>& change,
+    Front front) {
   std::unique_lock lock(mu_);
-  auto it = tables_.find(name);
+  auto it = FindLocked(name, front);
   if (it == tables_.end()) {
     return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
   }
@@ -253,7 +264,7 @@ std::vector<storage::TableStats> TableCatalog::IndexStats(
 
 Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>& tags) {
   std::unique_lock lock(mu_);
-  auto it = tables_.find(name);
+  auto it = FindLocked(name, Front::kDynamoDb);
   if (it == tables_.end()) return TableNotFound();
   model::TableDescriptor updated = *it->second;
   for (const auto& tag : tags) {
@@ -274,7 +285,7 @@ Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>&
 
 Status TableCatalog::Untag(const std::string& name, const std::vector<std::string>& keys) {
   std::unique_lock lock(mu_);
-  auto it = tables_.find(name);
+  auto it = FindLocked(name, Front::kDynamoDb);
   if (it == tables_.end()) return TableNotFound();
   model::TableDescriptor updated = *it->second;
   std::erase_if(updated.tags, [&](const model::Tag& t) {

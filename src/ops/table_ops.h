@@ -35,6 +35,12 @@ struct ListTablesResult {
   std::optional<std::string> last_evaluated;
 };
 
+// The two front ends share one namespace of table names, but each sees only the tables created
+// through it (a Tablestore table holds versioned rows the DynamoDB API cannot express, and a
+// DynamoDB item is not a Tablestore row): lookups, lists, updates and deletes take the caller's
+// front end; CreateTable of a name the other front end uses answers "already exists".
+enum class Front : uint8_t { kDynamoDb, kTablestore };
+
 class TableCatalog : public index::IndexCatalog {
  public:
   TableCatalog(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
@@ -44,8 +50,8 @@ class TableCatalog : public index::IndexCatalog {
 
   // The table, or ResourceNotFoundException "Requested resource not found".
   Result<TablePtr> Get(const std::string& name) const;
-  // The table, or nullptr.
-  TablePtr Find(const std::string& name) const;
+  // The table, or nullptr (also for a table of the other front end).
+  TablePtr Find(const std::string& name, Front front = Front::kDynamoDb) const;
   // The table with this internal id (the prefix of its item keys), or nullptr.
   TablePtr FindById(uint32_t id) const override;
 
@@ -53,7 +59,8 @@ class TableCatalog : public index::IndexCatalog {
   // persists and publishes the result. `change` sees the current version and may refuse with
   // an error (nothing is changed then). ResourceNotFoundException if the table is missing.
   Result<TablePtr> Update(const std::string& name,
-                          const std::function<Status(model::TableDescriptor&)>& change);
+                          const std::function<Status(model::TableDescriptor&)>& change,
+                          Front front = Front::kDynamoDb);
 
   // index::IndexCatalog: the index builder's view (index/index_builder.h).
   void WaitForOlderVersions(uint32_t table_id) const override;
@@ -74,9 +81,10 @@ class TableCatalog : public index::IndexCatalog {
   // from lookups at once; its data is dropped once no request still holds it (a write that
   // looked the table up before could otherwise land after the drop and leave an orphan). While
   // that lasts, CreateTable of the name answers ResourceInUseException.
-  Result<TablePtr> Delete(const std::string& name);
+  Result<TablePtr> Delete(const std::string& name, Front front = Front::kDynamoDb);
   // Names in byte order, starting after `exclusive_start`, at most `limit`.
-  ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit) const;
+  ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit,
+                        Front front = Front::kDynamoDb) const;
 
   // Adds or replaces tags by key; LimitExceededException past kMaxTagsPerResource.
   Status Tag(const std::string& name, const std::vector<model::Tag>& tags);
@@ -94,10 +102,14 @@ class TableCatalog : public index::IndexCatalog {
   // Writes `updated` to the store and swaps it in. REQUIRES: mu_ held exclusively.
   Status Replace(model::TableDescriptor updated);
 
+  using TableMap = std::unordered_map<std::string, TablePtr>;
+  // tables_.find(name), or end() if the table belongs to the other front end. REQUIRES: mu_.
+  TableMap::const_iterator FindLocked(const std::string& name, Front front) const;
+
   storage::Store& store_;
   const Clock& clock_;
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, TablePtr> tables_;  // GUARDED_BY(mu_)
+  TableMap tables_;  // GUARDED_BY(mu_)
   std::unordered_map<uint32_t, TablePtr> by_id_;      // GUARDED_BY(mu_), same tables
   std::unordered_set<std::string> deleting_;           // GUARDED_BY(mu_), names being dropped
   // Replaced versions of each table, to tell when no request holds one any more.

@@ -27,6 +27,17 @@ enum Tag : uint64_t {
   kDroppedIndexId = 18, // varint, repeated
   // 19: reserved for the indexes feature. 20-24: streams.
   kStream = 20,         // nested StreamTag fields, repeated, oldest first
+  kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
+};
+
+// Fields inside a kTablestore payload; persisted.
+enum TablestoreTag : uint64_t {
+  kTsPrimaryKey = 1,     // type byte . name, repeated in key order
+  kTsDefinedColumn = 2,  // type byte . name, repeated
+  kTsTimeToLive = 3,     // varint (zigzag-free: stored as int64 two's complement)
+  kTsMaxVersions = 4,    // varint
+  kTsDeviation = 5,      // varint
+  kTsAllowUpdate = 6,    // varint 0/1
 };
 
 // Fields inside a kStream payload; persisted.
@@ -76,6 +87,56 @@ bool DecodeElement(std::string_view p, model::KeyElement* e) {
 }
 
 bool GetVarintPayload(std::string_view p, uint64_t* v) { return GetVarint64(&p, v) && p.empty(); }
+
+std::string EncodeTablestore(const model::TablestoreSchema& ts) {
+  std::string out;
+  for (const auto& c : ts.primary_key) {
+    PutField(&out, kTsPrimaryKey, std::string(1, static_cast<char>(c.type)) + c.name);
+  }
+  for (const auto& c : ts.defined_columns) {
+    PutField(&out, kTsDefinedColumn, std::string(1, static_cast<char>(c.type)) + c.name);
+  }
+  PutVarintField(&out, kTsTimeToLive, static_cast<uint64_t>(int64_t{ts.options.time_to_live}));
+  PutVarintField(&out, kTsMaxVersions, static_cast<uint64_t>(ts.options.max_versions));
+  PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
+  PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
+  return out;
+}
+
+bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    bool ok = true;
+    switch (tag) {
+      case kTsPrimaryKey:
+        if (p.empty()) return false;
+        ts->primary_key.push_back({std::string(p.substr(1)), static_cast<model::PkType>(p[0])});
+        break;
+      case kTsDefinedColumn:
+        if (p.empty()) return false;
+        ts->defined_columns.push_back({std::string(p.substr(1)), static_cast<uint8_t>(p[0])});
+        break;
+      case kTsTimeToLive:
+        ok = GetVarintPayload(p, &v);
+        ts->options.time_to_live = static_cast<int32_t>(static_cast<int64_t>(v));
+        break;
+      case kTsMaxVersions:
+        ok = GetVarintPayload(p, &v);
+        ts->options.max_versions = static_cast<int32_t>(v);
+        break;
+      case kTsDeviation:
+        ok = GetVarintPayload(p, &v);
+        ts->options.max_time_deviation = static_cast<int64_t>(v);
+        break;
+      case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
+      default: break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
 
 std::string EncodeIndex(const model::SecondaryIndex& ix) {
   std::string out;
@@ -172,6 +233,7 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   PutVarintField(&out, kNextIndexId, t.next_index_id);
   for (uint32_t id : t.dropped_index_ids) PutVarintField(&out, kDroppedIndexId, id);
   for (const auto& st : t.streams) PutField(&out, kStream, EncodeStream(st));
+  if (t.tablestore) PutField(&out, kTablestore, EncodeTablestore(*t.tablestore));
   return out;
 }
 
@@ -213,6 +275,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
         t.dropped_index_ids.push_back(static_cast<uint32_t>(v));
         break;
       case kStream: ok = DecodeStream(p, &t.streams.emplace_back()); break;
+      case kTablestore: ok = DecodeTablestore(p, &t.tablestore.emplace()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

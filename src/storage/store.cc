@@ -127,6 +127,7 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   std::string begin = TablePrefix(table.id);
   batch_->DeleteRange(store_.items_, begin, PrefixSuccessor(begin));
   batch_->DeleteRange(store_.indexes_, begin, PrefixSuccessor(begin));
+  batch_->DeleteRange(store_.rows_, begin, PrefixSuccessor(begin));
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   batch_->Delete(store_.catalog_, table.name);
@@ -157,6 +158,9 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   // into a value every 64 operands keeps that read to a few operands.
   stats_options.max_successive_merges = 64;
 
+  rocksdb::ColumnFamilyOptions rows_options = cf_options;
+  rows_options.compaction_filter_factory = NewRowPurgeFilterFactory(store->row_purger_);
+
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
       {"catalog", cf_options},
@@ -165,6 +169,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"expiry", cf_options},
       {"indexes", cf_options},
       {"streams", cf_options},
+      {"rows", rows_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
@@ -178,6 +183,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->expiry_ = store->handles_[4];
   store->indexes_ = store->handles_[5];
   store->streams_ = store->handles_[6];
+  store->rows_ = store->handles_[7];
   return store;
 }
 
@@ -202,7 +208,20 @@ Status Store::Write(WriteBatch& batch) {
 }
 
 rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
-  return family == Family::kIndexes ? indexes_ : streams_;
+  switch (family) {
+    case Family::kIndexes: return indexes_;
+    case Family::kStreams: return streams_;
+    case Family::kRows: return rows_;
+  }
+  return streams_;
+}
+
+Status Store::CompactRows() {
+  rocksdb::CompactRangeOptions options;
+  // Rewrite the last level too: that is where old versions sit.
+  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  rocksdb::Status s = db_->CompactRange(options, rows_, nullptr, nullptr);
+  return Convert(&s, "compaction of rows failed");
 }
 
 Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {

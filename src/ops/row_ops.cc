@@ -1,0 +1,216 @@
+#include "ops/row_ops.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace ttlstore::ops {
+namespace {
+
+using versions::Column;
+using versions::PkCell;
+using versions::StoredRow;
+
+Result<std::optional<StoredRow>> ReadRow(const storage::Store& store, const std::string& key) {
+  auto raw = store.Get(storage::Family::kRows, key);
+  if (!raw) return raw.error();
+  if (!raw->has_value()) return std::optional<StoredRow>();
+  StoredRow row;
+  if (!versions::DecodeRow(**raw, &row)) return Error::Internal("corrupt row in the rows family");
+  return std::optional<StoredRow>(std::move(row));
+}
+
+bool Wanted(const versions::ReadSpec& spec, const std::string& name) {
+  return spec.columns.empty() ||
+         std::find(spec.columns.begin(), spec.columns.end(), name) != spec.columns.end();
+}
+
+size_t ViewBytes(const RowView& v) {
+  size_t n = 0;
+  for (const auto& c : v.primary_key) n += c.name.size() + versions::ValueSize(c.value);
+  for (const auto& c : v.columns) {
+    for (const auto& ver : c.versions) n += c.name.size() + 8 + versions::ValueSize(ver.value);
+  }
+  return n;
+}
+
+}  // namespace
+
+Status RowOps::ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
+                           int64_t now_ms, StoredRow& row) const {
+  const auto& options = table.tablestore->options;
+  for (const auto& cell : change.cells) {
+    switch (cell.kind) {
+      case CellChange::Kind::kPut:
+        versions::PutVersion(row.FindOrAdd(cell.column), cell.timestamp_ms.value_or(now_ms),
+                             cell.value);
+        break;
+      case CellChange::Kind::kDeleteOneVersion:
+        if (Column* c = row.Find(cell.column)) {
+          versions::DeleteVersion(*c, *cell.timestamp_ms);
+          row.DropIfEmpty(cell.column);
+        }
+        break;
+      case CellChange::Kind::kDeleteAllVersions:
+        if (Column* c = row.Find(cell.column)) {
+          c->versions.clear();
+          row.DropIfEmpty(cell.column);
+        }
+        break;
+      case CellChange::Kind::kIncrement: {
+        int64_t base = 0;
+        if (const Column* c = row.Find(cell.column)) {
+          if (const versions::Version* latest = versions::LatestVisible(*c, options, now_ms)) {
+            if (latest->value.type != model::CellType::kInteger) {
+              return Error::Validation("Column: " + cell.column +
+                                       " is not of type INTEGER and cannot be incremented.");
+            }
+            base = latest->value.integer;
+          }
+        }
+        int64_t sum;
+        if (__builtin_add_overflow(base, cell.value.integer, &sum)) {
+          return Error::Validation("Increment of column: " + cell.column + " overflows INT64.");
+        }
+        versions::PutVersion(row.FindOrAdd(cell.column), now_ms, model::CellValue::Integer(sum));
+        break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change) {
+  const auto& schema = *table.tablestore;
+  auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
+  if (!key) return key.error();
+  const int64_t now_ms = clock_.NowMs();
+  if (change.kind == RowChange::Kind::kUpdate && !schema.options.allow_update) {
+    return Error::Validation("UpdateRow is not allowed: the table's allow_update option is false.");
+  }
+  // T9: any version stamped outside the window fails the whole row, before anything is read.
+  for (const auto& cell : change.cells) {
+    if (cell.kind == CellChange::Kind::kPut && cell.timestamp_ms) {
+      auto ok = versions::CheckWriteWindow(*cell.timestamp_ms, cell.column, schema.options, now_ms);
+      if (!ok) return ok;
+    }
+  }
+
+  std::lock_guard lock(locks_.For(*key));
+  std::optional<StoredRow> old;
+  if (change.condition != RowExistence::kIgnore || change.kind == RowChange::Kind::kUpdate) {
+    auto read = ReadRow(store_, *key);
+    if (!read) return read.error();
+    old = std::move(*read);
+  }
+  if (change.condition != RowExistence::kIgnore) {
+    bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
+    if (exists != (change.condition == RowExistence::kExpectExist)) {
+      return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
+    }
+  }
+
+  storage::WriteBatch batch(store_);
+  switch (change.kind) {
+    case RowChange::Kind::kDelete:
+      batch.Delete(storage::Family::kRows, *key);
+      break;
+    case RowChange::Kind::kPut: {
+      // PutRow replaces the row: every version of every column it had is gone.
+      StoredRow row;
+      for (const auto& cell : change.cells) {
+        versions::PutVersion(row.FindOrAdd(cell.column), cell.timestamp_ms.value_or(now_ms),
+                             cell.value);
+      }
+      batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
+      break;
+    }
+    case RowChange::Kind::kUpdate: {
+      // An expired row updated is a new row: its hidden versions must not come back with it.
+      StoredRow row;
+      if (old && versions::RowVisible(*old, schema.options, now_ms)) row = std::move(*old);
+      auto applied = ApplyUpdate(table, change, now_ms, row);
+      if (!applied) return applied;
+      batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
+      break;
+    }
+  }
+  return store_.Write(batch);
+}
+
+std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::string_view key,
+                                    const StoredRow& row, int64_t now_ms,
+                                    const versions::ReadSpec& spec) const {
+  const auto& schema = *table.tablestore;
+  if (!versions::RowVisible(row, schema.options, now_ms)) return std::nullopt;
+  RowView view;
+  view.columns = versions::VisibleColumns(row, schema.options, now_ms, spec);
+  std::vector<PkCell> pk;
+  if (!versions::DecodeRowKey(key, schema.primary_key, &pk)) return std::nullopt;
+  for (auto& cell : pk) {
+    if (Wanted(spec, cell.name)) view.primary_key.push_back(std::move(cell));
+  }
+  // A row that shows none of the asked-for columns is reported as absent, like the service.
+  if (!spec.columns.empty() && view.primary_key.empty() && view.columns.empty()) {
+    return std::nullopt;
+  }
+  return view;
+}
+
+Result<std::optional<RowView>> RowOps::Get(const model::TableDescriptor& table,
+                                           const std::vector<PkCell>& primary_key,
+                                           const versions::ReadSpec& spec) const {
+  auto key = versions::EncodeRowKey(table.id, table.tablestore->primary_key, primary_key);
+  if (!key) return key.error();
+  auto row = ReadRow(store_, *key);
+  if (!row) return row.error();
+  if (!row->has_value()) return std::optional<RowView>();
+  return View(table, *key, **row, clock_.NowMs(), spec);
+}
+
+Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
+                                     const RangeRequest& request) const {
+  const auto& schema = *table.tablestore;
+  auto start = versions::EncodeRangeBound(table.id, schema.primary_key, request.start);
+  if (!start) return start.error();
+  auto end = versions::EncodeRangeBound(table.id, schema.primary_key, request.end);
+  if (!end) return end.error();
+  RangeResult result;
+  // Forward: [start, end). Backward: (end, start], walked from start down.
+  std::string lower, upper;
+  if (!request.backward) {
+    if (*start >= *end) return result;
+    lower = *start;
+    upper = *end;
+  } else {
+    if (*start <= *end) return result;
+    lower = *end + '\0';  // the smallest key above end
+    upper = *start + '\0';
+  }
+  const int64_t now_ms = clock_.NowMs();
+  size_t limit = request.limit > 0 ? std::min<size_t>(request.limit, kMaxRangeRows) : kMaxRangeRows;
+  size_t bytes = 0, scanned = 0;
+  auto it = store_.ScanFamily(storage::Family::kRows, lower, upper, request.backward, nullptr);
+  for (; it->Valid(); it->Next()) {
+    if (result.rows.size() >= limit || bytes >= kMaxRangeBytes || scanned >= 4 * kMaxRangeRows) {
+      std::vector<PkCell> next;
+      if (!versions::DecodeRowKey(it->key(), schema.primary_key, &next)) {
+        return Error::Internal("corrupt row key in the rows family");
+      }
+      result.next_start = std::move(next);
+      break;
+    }
+    ++scanned;
+    StoredRow row;
+    if (!versions::DecodeRow(it->value(), &row)) {
+      return Error::Internal("corrupt row in the rows family");
+    }
+    if (auto view = View(table, it->key(), row, now_ms, request.spec)) {
+      bytes += ViewBytes(*view);
+      result.rows.push_back(std::move(*view));
+    }
+  }
+  if (!it->status()) return it->status().error();
+  return result;
+}
+
+}  // namespace ttlstore::ops

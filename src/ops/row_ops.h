@@ -1,0 +1,106 @@
+// RowOps: the data plane of Tablestore-model tables (PutRow, UpdateRow, DeleteRow, GetRow,
+// GetRange), over versioned rows in the `rows` family. Requests arrive decoded and checked for
+// shape by the front end (tablestore/); the rules applied here need the stored row or the
+// table's options: row existence conditions, the write window (T9), allow-update (T10), what a
+// read sees (T2, T5, T8).
+//
+// A write is read-modify-write of the whole row under its key's stripe lock, so concurrent
+// writers to one row serialize and each sees the other's versions. Nothing is purged here:
+// hidden versions stay until the compaction filter drops them (versions/purge), which is what
+// lets raising an option bring them back (T3, T8).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "model/table.h"
+#include "ops/key_locks.h"
+#include "storage/store.h"
+#include "versions/row.h"
+#include "versions/row_key.h"
+#include "versions/visibility.h"
+
+namespace ttlstore::ops {
+
+enum class RowExistence : uint8_t { kIgnore = 0, kExpectExist = 1, kExpectNotExist = 2 };
+
+struct CellChange {
+  enum class Kind : uint8_t { kPut, kDeleteOneVersion, kDeleteAllVersions, kIncrement };
+  Kind kind = Kind::kPut;
+  std::string column;
+  model::CellValue value;                 // kPut; the delta for kIncrement
+  std::optional<int64_t> timestamp_ms;    // kPut (server time if absent), kDeleteOneVersion
+};
+
+struct RowChange {
+  enum class Kind : uint8_t { kPut, kUpdate, kDelete };
+  Kind kind = Kind::kPut;
+  std::vector<versions::PkCell> primary_key;
+  std::vector<CellChange> cells;  // kPut: only kPut cells
+  RowExistence condition = RowExistence::kIgnore;
+};
+
+// A row as a reader sees it.
+struct RowView {
+  std::vector<versions::PkCell> primary_key;
+  std::vector<versions::Column> columns;  // name order, versions newest first
+};
+
+struct RangeRequest {
+  std::vector<versions::PkCell> start;  // inclusive; may hold INF_MIN / INF_MAX
+  std::vector<versions::PkCell> end;    // exclusive
+  bool backward = false;
+  int32_t limit = 0;                    // <= 0: no limit beyond the page caps
+  versions::ReadSpec spec;
+};
+
+struct RangeResult {
+  std::vector<RowView> rows;
+  // Where the next page starts (inclusive); absent when the range is exhausted.
+  std::optional<std::vector<versions::PkCell>> next_start;
+};
+
+// One GetRange page holds at most this many rows, and stops after this many bytes of values
+// (the service's 5000 rows / 4 MB).
+inline constexpr size_t kMaxRangeRows = 5000;
+inline constexpr size_t kMaxRangeBytes = 4u << 20;
+
+class RowOps {
+ public:
+  RowOps(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
+
+  // Applies one row change. Errors: condition failed (ErrorCode::kConditionalCheckFailed),
+  // write window (T9) and allow-update (T10) violations, key mismatches (kValidation with
+  // versions::kInvalidPkPrefix). A failed row writes nothing.
+  Status Write(const model::TableDescriptor& table, const RowChange& change);
+
+  // The row, or nullopt if it does not exist for readers (or shows none of the asked columns).
+  Result<std::optional<RowView>> Get(const model::TableDescriptor& table,
+                                     const std::vector<versions::PkCell>& primary_key,
+                                     const versions::ReadSpec& spec) const;
+
+  Result<RangeResult> GetRange(const model::TableDescriptor& table,
+                               const RangeRequest& request) const;
+
+ private:
+  // Applies the cell changes of an UpdateRow to `row`.
+  Status ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
+                     int64_t now_ms, versions::StoredRow& row) const;
+  // The reader's view of a stored row, or nullopt (see Get).
+  std::optional<RowView> View(const model::TableDescriptor& table, std::string_view key,
+                              const versions::StoredRow& row, int64_t now_ms,
+                              const versions::ReadSpec& spec) const;
+
+  storage::Store& store_;
+  const Clock& clock_;
+  KeyLocks locks_;
+};
+
+// The Tablestore service's message for a failed row existence condition.
+inline constexpr char kConditionCheckFailed[] = "Condition check failed.";
+
+}  // namespace ttlstore::ops

@@ -1,0 +1,56 @@
+// The rules of the Tablestore model that decide what a reader sees and what a writer may stamp,
+// as pure functions of a row, the table's *current* options and "now" (T2, T3, T5, T6, T8, T9).
+// Reads and the purge (versions/purge.h) apply the same functions, so data is invisible the
+// moment an option hides it and is purged later by the same verdict.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "model/versioned_table.h"
+#include "versions/row.h"
+
+namespace ttlstore::versions {
+
+// How many of the column's versions (newest first) are visible: at most max_versions (T2), and
+// none older than the TTL (T8): a version is visible while now - timestamp <= TTL.
+size_t VisibleCount(const Column& column, const model::VersionOptions& options, int64_t now_ms);
+
+// A row exists for readers if it has a visible version, or if it holds no column at all (a row
+// written with its primary key only). A row whose columns have all expired is gone (T6).
+bool RowVisible(const StoredRow& row, const model::VersionOptions& options, int64_t now_ms);
+
+// What a read asks for (T5). Versions are filtered by the time range first, then capped at
+// max_versions per column, newest first.
+struct ReadSpec {
+  int32_t max_versions = 1;          // <= 0: no cap beyond the table's own
+  int64_t start_ms = 0;              // time range [start, end)
+  int64_t end_ms = INT64_MAX;
+  std::vector<std::string> columns;  // empty: all columns
+};
+
+// The columns a reader sees, in name order, each with the versions the spec selects (columns
+// with none are left out).
+std::vector<Column> VisibleColumns(const StoredRow& row, const model::VersionOptions& options,
+                                   int64_t now_ms, const ReadSpec& spec);
+
+// The newest visible version of a column, or nullptr.
+const Version* LatestVisible(const Column& column, const model::VersionOptions& options,
+                             int64_t now_ms);
+
+// T9: a written version must lie in [max(now - deviation, now - TTL), now + deviation), compared
+// in seconds (timestamp / 1000). Error: the service's "Invalid timestamp. Cell:{name}.".
+Status CheckWriteWindow(int64_t timestamp_ms, const std::string& column,
+                        const model::VersionOptions& options, int64_t now_ms);
+
+// What the purge does to one stored row (versions/purge.h).
+enum class PurgeVerdict { kKeep, kRewrite, kRemove };
+// Drops every version the options hide from `row` (and columns left empty). kRemove when the
+// row had columns and none is left; `purged` counts the versions dropped.
+PurgeVerdict PurgeRow(StoredRow& row, const model::VersionOptions& options, int64_t now_ms,
+                      uint64_t* purged);
+
+}  // namespace ttlstore::versions

@@ -1,0 +1,196 @@
+// RowOps over a real Store and the purge through RocksDB's compaction filter: write versions,
+// read them under changing options, compact, and check what remains (T2, T3, T6, T8, T9, T10).
+#include "ops/row_ops.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "ops/row_purger.h"
+#include "ops/table_ops.h"
+
+namespace ttlstore::ops {
+namespace {
+
+using model::CellValue;
+
+constexpr int64_t kNow = 1'700'000'000'000;
+
+class RowOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ttlstore_row_ops_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    storage::StoreOptions options;
+    options.path = dir_.string();
+    auto s = storage::Store::Open(options);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    store_ = std::move(*s);
+    catalog_ = std::make_unique<TableCatalog>(*store_, clock_);
+    ASSERT_TRUE(catalog_->Load().ok());
+    store_->SetRowPurger(std::make_shared<RowPurger>(*catalog_, clock_, counters_));
+    rows_ = std::make_unique<RowOps>(*store_, clock_);
+    model::TableDescriptor spec;
+    spec.name = "versions";
+    spec.key.hash = {"id", model::ValueType::kS};
+    spec.tablestore.emplace();
+    spec.tablestore->primary_key = {{"id", model::PkType::kString}};
+    spec.tablestore->options.max_versions = 1;
+    auto t = catalog_->Create(spec);
+    ASSERT_TRUE(t.ok());
+  }
+  void TearDown() override {
+    rows_.reset();
+    catalog_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  TablePtr Table() { return catalog_->Find("versions", Front::kTablestore); }
+  void SetOptions(int32_t ttl, int32_t max_versions) {
+    auto r = catalog_->Update(
+        "versions",
+        [&](model::TableDescriptor& t) {
+          t.tablestore->options.time_to_live = ttl;
+          t.tablestore->options.max_versions = max_versions;
+          return Status::Ok();
+        },
+        Front::kTablestore);
+    ASSERT_TRUE(r.ok());
+  }
+  static std::vector<versions::PkCell> Pk(const std::string& id) {
+    return {{"id", CellValue::String(id)}};
+  }
+  Status PutVersion(const std::string& id, int64_t ts, int64_t v) {
+    RowChange change;
+    change.kind = RowChange::Kind::kUpdate;
+    change.primary_key = Pk(id);
+    change.cells.push_back({CellChange::Kind::kPut, "col", CellValue::Integer(v), ts});
+    return rows_->Write(*Table(), change);
+  }
+  // Visible versions of "col" (newest first), asking for up to 100.
+  std::vector<int64_t> Versions(const std::string& id) {
+    versions::ReadSpec spec;
+    spec.max_versions = 100;
+    auto r = rows_->Get(*Table(), Pk(id), spec);
+    EXPECT_TRUE(r.ok());
+    std::vector<int64_t> out;
+    if (!r.ok() || !r->has_value()) return out;
+    for (const auto& c : (*r)->columns) {
+      for (const auto& v : c.versions) out.push_back(v.timestamp_ms);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  FakeClock clock_{kNow};
+  PurgeCounters counters_;
+  std::unique_ptr<storage::Store> store_;
+  std::unique_ptr<TableCatalog> catalog_;
+  std::unique_ptr<RowOps> rows_;
+};
+
+TEST_F(RowOpsTest, MaxVersionsHidesAtOnceAndRaisingBeforePurgeBringsBack) {
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("r", kNow - 10 + i, i).ok());
+  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));
+  SetOptions(-1, 3);
+  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7, kNow - 8, kNow - 9}));
+  SetOptions(-1, 2);
+  EXPECT_EQ(Versions("r").size(), 2u);
+}
+
+TEST_F(RowOpsTest, PurgeByCompactionIsFinal) {
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("r", kNow - 10 + i, i).ok());
+  ASSERT_TRUE(store_->CompactRows().ok());
+  EXPECT_EQ(counters_.versions_purged.load(), 2u);
+  SetOptions(-1, 3);
+  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));
+}
+
+TEST_F(RowOpsTest, TtlHidesRowsAtOnceAndPurgeRemovesThem) {
+  SetOptions(60, 5);
+  ASSERT_TRUE(PutVersion("old", kNow - 50'000, 1).ok());
+  ASSERT_TRUE(PutVersion("new", kNow, 2).ok());
+  clock_.Advance(20'000);  // "old" is now 70 s old
+  EXPECT_TRUE(Versions("old").empty());
+  EXPECT_EQ(Versions("new").size(), 1u);
+  SetOptions(120, 5);  // raising before the purge brings it back (T8)
+  EXPECT_EQ(Versions("old").size(), 1u);
+  SetOptions(60, 5);
+  ASSERT_TRUE(store_->CompactRows().ok());
+  EXPECT_EQ(counters_.rows_removed.load(), 1u);
+  SetOptions(120, 5);
+  EXPECT_TRUE(Versions("old").empty());
+  RangeRequest all;
+  all.start = {{"id", CellValue::Marker(model::CellType::kInfMin)}};
+  all.end = {{"id", CellValue::Marker(model::CellType::kInfMax)}};
+  auto range = rows_->GetRange(*Table(), all);
+  ASSERT_TRUE(range.ok());
+  ASSERT_EQ(range->rows.size(), 1u);
+  EXPECT_EQ(range->rows[0].primary_key[0].value, CellValue::String("new"));
+}
+
+TEST_F(RowOpsTest, WriteWindowFailsTheWholeRow) {
+  RowChange change;
+  change.kind = RowChange::Kind::kPut;
+  change.primary_key = Pk("w");
+  change.cells.push_back({CellChange::Kind::kPut, "ok", CellValue::Integer(1), kNow});
+  change.cells.push_back({CellChange::Kind::kPut, "bad", CellValue::Integer(2),
+                          kNow - 86'401'000});
+  auto s = rows_->Write(*Table(), change);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "Invalid timestamp. Cell:bad.");
+  EXPECT_TRUE(Versions("w").empty());
+  versions::ReadSpec spec;
+  EXPECT_FALSE(rows_->Get(*Table(), Pk("w"), spec)->has_value());
+}
+
+TEST_F(RowOpsTest, ConditionsAllowUpdateAndIncrement) {
+  RowChange put;
+  put.kind = RowChange::Kind::kPut;
+  put.primary_key = Pk("c");
+  put.condition = RowExistence::kExpectExist;
+  auto s = rows_->Write(*Table(), put);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), ErrorCode::kConditionalCheckFailed);
+  put.condition = RowExistence::kExpectNotExist;
+  put.cells.push_back({CellChange::Kind::kPut, "n", CellValue::Integer(40), std::nullopt});
+  ASSERT_TRUE(rows_->Write(*Table(), put).ok());
+  EXPECT_FALSE(rows_->Write(*Table(), put).ok());
+
+  RowChange inc;
+  inc.kind = RowChange::Kind::kUpdate;
+  inc.primary_key = Pk("c");
+  clock_.Advance(1);
+  inc.cells.push_back({CellChange::Kind::kIncrement, "n", CellValue::Integer(2), std::nullopt});
+  ASSERT_TRUE(rows_->Write(*Table(), inc).ok());
+  versions::ReadSpec spec;
+  auto row = rows_->Get(*Table(), Pk("c"), spec);
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((*row)->columns[0].versions[0].value, CellValue::Integer(42));
+
+  ASSERT_TRUE(catalog_->Update("versions", [](model::TableDescriptor& t) {
+    t.tablestore->options.allow_update = false;
+    return Status::Ok();
+  }, Front::kTablestore).ok());
+  EXPECT_FALSE(rows_->Write(*Table(), inc).ok());
+}
+
+TEST_F(RowOpsTest, DeleteTableDropsRowsAndTablesAreInvisibleToTheOtherFront) {
+  ASSERT_TRUE(PutVersion("r", kNow, 1).ok());
+  EXPECT_EQ(catalog_->Find("versions"), nullptr);  // the DynamoDB front end does not see it
+  EXPECT_TRUE(catalog_->List(std::nullopt, 100).names.empty());
+  EXPECT_EQ(catalog_->List(std::nullopt, 100, Front::kTablestore).names.size(), 1u);
+  EXPECT_FALSE(catalog_->Delete("versions").ok());
+  uint32_t id = Table()->id;
+  ASSERT_TRUE(catalog_->Delete("versions", Front::kTablestore).ok());
+  auto it = store_->ScanFamily(storage::Family::kRows, versions::TableRowsBegin(id),
+                               versions::TableRowsEnd(id), false, nullptr);
+  EXPECT_FALSE(it->Valid());
+}
+
+}  // namespace
+}  // namespace ttlstore::ops
