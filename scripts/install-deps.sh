@@ -22,14 +22,26 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+# Node.js runs the Tablestore SDK's end-to-end tests. The machines come with Node 20; Debian's
+# nodejs and npm are the fallback where it is missing.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
 fi
 
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The official Tablestore SDK (npm `tablestore`, pinned by test/tablestore/package-lock.json).
+cd "$(dirname "$0")/.."
+if [ -f test/tablestore/package-lock.json ] && [ ! -d test/tablestore/node_modules/tablestore ]; then
+  echo "install-deps: npm ci in test/tablestore"
+  npm ci --prefix test/tablestore --no-audit --no-fund --ignore-scripts --loglevel=error
+fi

@@ -10,6 +10,8 @@
 #include "storage/expiry_key.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "versions/row.h"
+#include "versions/row_key.h"
 
 namespace ttlstore::check {
 namespace {
@@ -23,6 +25,7 @@ class Checker {
     for (auto& t : tables) tables_.emplace(t.id, std::move(t));
     report_.tables = tables_.size();
     RETURN_IF_ERROR(CheckItems());
+    RETURN_IF_ERROR(CheckRows());
     RETURN_IF_ERROR(CheckStats());
     RETURN_IF_ERROR(CountExpiryEntries());
     return std::move(report_);
@@ -146,6 +149,48 @@ class Checker {
     if (!raw.ok() || !*raw) return false;
     auto item = storage::DecodeItem(**raw);
     return item && model::ExpiryDueMs(*item, t->second.ttl_attribute) == due;
+  }
+
+  // Every row of the `rows` family belongs to a Tablestore table, its key decodes with that
+  // table's primary-key schema, and its value decodes with versions newest first.
+  Status CheckRows() {
+    auto it = store_.ScanFamily(storage::Family::kRows, "", "\xff\xff\xff\xff\xff", false,
+                                nullptr);
+    for (; it->Valid(); it->Next()) {
+      ++report_.rows;
+      std::string_view key = it->key();
+      uint32_t table_id;
+      if (!GetFixed32BE(&key, &table_id)) {
+        Problem("a row key is shorter than a table id");
+        continue;
+      }
+      auto t = tables_.find(table_id);
+      if (t == tables_.end() || !t->second.tablestore) {
+        Problem(fmt::format("a row of table id {} which is not a Tablestore table", table_id));
+        continue;
+      }
+      std::vector<versions::PkCell> pk;
+      if (!versions::DecodeRowKey(it->key(), t->second.tablestore->primary_key, &pk)) {
+        Problem(fmt::format("a row key of table {} does not match its primary key schema",
+                            t->second.name));
+        continue;
+      }
+      versions::StoredRow row;
+      if (!versions::DecodeRow(it->value(), &row)) {
+        Problem(fmt::format("a row of table {} does not decode", t->second.name));
+        continue;
+      }
+      for (const auto& c : row.columns) {
+        for (size_t i = 1; i < c.versions.size(); ++i) {
+          if (c.versions[i - 1].timestamp_ms <= c.versions[i].timestamp_ms) {
+            Problem(fmt::format("column {} of a row of table {} has versions out of order",
+                                c.name, t->second.name));
+            break;
+          }
+        }
+      }
+    }
+    return it->status();
   }
 
   const storage::Store& store_;

@@ -25,6 +25,7 @@ namespace ttlstore::check {
 struct CheckReport {
   uint64_t tables = 0;
   uint64_t items = 0;
+  uint64_t rows = 0;  // Tablestore rows
   uint64_t expiry_entries = 0;
   uint64_t stale_expiry_entries = 0;
   uint64_t problem_count = 0;

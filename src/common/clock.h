@@ -37,3 +37,18 @@ class FakeClock : public Clock {
 };
 
 }  // namespace ttlstore
+
+namespace ttlstore {
+
+// The system clock shifted so that it read `start_ms` when constructed, and advancing in real
+// time from there (`serve --clock-start-ms`, for tests that need a given date).
+class OffsetClock : public Clock {
+ public:
+  explicit OffsetClock(int64_t start_ms) : offset_ms_(start_ms - SystemClock().NowMs()) {}
+  int64_t NowMs() const override { return SystemClock().NowMs() + offset_ms_; }
+
+ private:
+  int64_t offset_ms_;
+};
+
+}  // namespace ttlstore

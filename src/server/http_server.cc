@@ -1,8 +1,11 @@
 #include "server/http_server.h"
 
+#include "tablestore/front_end.h"
+
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <cctype>
 #include <atomic>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -62,8 +65,10 @@ struct Worker {
 
 class HttpServer::Impl {
  public:
-  Impl(ServerOptions options, const api::Services& services, Metrics& metrics)
-      : options_(std::move(options)), services_(services), metrics_(metrics) {
+  Impl(ServerOptions options, const api::Services& services,
+       const tablestore::Services* tablestore, Metrics& metrics)
+      : options_(std::move(options)), services_(services), tablestore_(tablestore),
+        metrics_(metrics) {
     int n = options_.threads > 0 ? options_.threads
                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (int i = 0; i < n; ++i) {
@@ -85,6 +90,7 @@ class HttpServer::Impl {
 
   ServerOptions options_;
   const api::Services& services_;
+  const tablestore::Services* tablestore_;
   Metrics& metrics_;
   std::vector<std::unique_ptr<Worker>> workers_;
   size_t next_worker_ = 0;  // round-robin for new connections; touched only by the acceptor
@@ -153,7 +159,11 @@ class Session : public std::enable_shared_from_this<Session> {
     bool json_type = content_type.empty() || content_type == "application/x-amz-json-1.0" ||
                      content_type == "application/json";
     bool with_ids = false;
-    if (req.method() == http::verb::post && json_type) {
+    std::string_view target(req.target().data(), req.target().size());
+    if (server_.tablestore_ && req.method() != http::verb::get && IsTablestoreTarget(target)) {
+      api_call = true;
+      HandleTablestore(req, target, operation, outcome);
+    } else if (req.method() == http::verb::post && json_type) {
       api_call = true;
       api::ApiResponse r = api::Dispatch(server_.services_, req["X-Amz-Target"], req.body());
       status_ = r.http_status;
@@ -183,6 +193,40 @@ class Session : public std::enable_shared_from_this<Session> {
       server_.metrics_.RecordRequest(operation, outcome, seconds);
     }
     Write(with_ids);
+  }
+
+  // POST /<Action> where the action is a bare word (the Tablestore protocol).
+  static bool IsTablestoreTarget(std::string_view target) {
+    if (target.size() < 2 || target[0] != '/') return false;
+    for (char c : target.substr(1, target.find('?') - 1)) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
+  }
+
+  void HandleTablestore(const http::request<http::string_body>& req, std::string_view target,
+                        std::string& operation, std::string& outcome) {
+    tablestore::HeaderList headers;
+    for (const auto& field : req) {
+      std::string_view name(field.name_string().data(), field.name_string().size());
+      if (name.size() > 6 && (name[0] == 'x' || name[0] == 'X') &&
+          (name.substr(1, 5) == "-ots-" || name.substr(1, 5) == "-OTS-")) {
+        headers.emplace_back(std::string(name), std::string(field.value()));
+      }
+    }
+    std::string_view method(req.method_string().data(), req.method_string().size());
+    tablestore::HttpResponse r =
+        tablestore::HandleRequest(*server_.tablestore_, method, target, headers, req.body());
+    status_ = r.status;
+    content_type_ = "application/x-protobuf";
+    body_ = std::move(r.body);
+    extra_headers_ = std::move(r.headers);
+    operation = "tablestore." + r.action;
+    if (!r.error_code.empty()) {
+      outcome = r.error_code;
+      spdlog::warn("event=request_error operation={} status={} type={} message=\"{}\"",
+                   operation, r.status, r.error_code, r.error_message);
+    }
   }
 
   void Respond(int status, const char* content_type, std::string body) {
@@ -217,6 +261,12 @@ class Session : public std::enable_shared_from_this<Session> {
       head_ += NewRequestId();
       head_ += "\r\nx-amz-crc32: ";
       head_ += std::to_string(Crc32(body_));
+    }
+    if (!extra_headers_.empty()) {
+      head_ += "\r\n";
+      head_ += extra_headers_;
+      head_.resize(head_.size() - 2);  // the lines end in CRLF; the next one adds its own
+      extra_headers_.clear();
     }
     head_ += "\r\nContent-Length: ";
     head_ += std::to_string(body_.size());
@@ -255,6 +305,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   int status_ = 200;
   const char* content_type_ = "";
+  std::string extra_headers_;  // "Name: value\r\n" lines of a Tablestore response
   std::string head_;
   std::string body_;
 };
@@ -347,8 +398,9 @@ void HttpServer::Impl::Run() {
   for (auto& t : threads) t.join();
 }
 
-HttpServer::HttpServer(ServerOptions options, const api::Services& services, Metrics& metrics)
-    : impl_(std::make_unique<Impl>(std::move(options), services, metrics)) {}
+HttpServer::HttpServer(ServerOptions options, const api::Services& services,
+                       const tablestore::Services* tablestore, Metrics& metrics)
+    : impl_(std::make_unique<Impl>(std::move(options), services, tablestore, metrics)) {}
 HttpServer::~HttpServer() = default;
 Status HttpServer::Listen() { return impl_->Listen(); }
 uint16_t HttpServer::port() const { return impl_->acceptor_->local_endpoint().port(); }

@@ -2,6 +2,7 @@
 // connection lives on one thread for its whole life: no strands, no cross-thread wake-ups), one
 // session per connection. It routes
 //   POST /         with X-Amz-Target  -> api::Dispatch (the DynamoDB JSON protocol)
+//   POST /<Action>                    -> tablestore::HandleRequest (the Tablestore protocol)
 //   GET  /health                      -> 200 {"status":"ok"}
 //   GET  /metrics                     -> Prometheus text
 // and shuts down cleanly: Stop() closes the listener, lets in-flight requests finish and write
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "api/dispatch.h"
+#include "tablestore/services.h"
 #include "common/result.h"
 #include "server/metrics.h"
 
@@ -33,7 +35,9 @@ struct ServerOptions {
 
 class HttpServer {
  public:
-  HttpServer(ServerOptions options, const api::Services& services, Metrics& metrics);
+  // `tablestore` may be null: then POST /<Action> answers 404 like any unknown path.
+  HttpServer(ServerOptions options, const api::Services& services,
+             const tablestore::Services* tablestore, Metrics& metrics);
   ~HttpServer();
 
   // Binds and listens. Errors: address in use, bad host.

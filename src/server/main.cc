@@ -5,16 +5,22 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "api/dispatch.h"
 #include "check/consistency.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
+#include "ops/row_ops.h"
+#include "ops/row_purge_scheduler.h"
+#include "ops/row_purger.h"
 #include "ops/table_ops.h"
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "storage/store.h"
 #include "streams/trimmer.h"
+#include "tablestore/signing.h"
 #include "ttl/sweeper.h"
 #include "ttl/ttl_stats.h"
 
@@ -27,6 +33,10 @@ struct ServeFlags {
   size_t block_cache_mb = 64;
   std::string log_level = "info";
   ttlstore::ttl::SweeperOptions sweeper;
+  std::string credentials_file;
+  int64_t clock_start_ms = 0;
+  int64_t tablestore_min_ttl = 86400;
+  int64_t version_purge_interval_s = 3600;
 };
 
 int Serve(const ServeFlags& flags) {
@@ -51,13 +61,37 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", store.error().message());
     return 1;
   }
-  SystemClock clock;
+  std::unique_ptr<Clock> clock_holder;
+  if (flags.clock_start_ms != 0) {
+    clock_holder = std::make_unique<OffsetClock>(flags.clock_start_ms);
+  } else {
+    clock_holder = std::make_unique<SystemClock>();
+  }
+  const Clock& clock = *clock_holder;
+  std::optional<tablestore::Credentials> credentials;
+  if (!flags.credentials_file.empty()) {
+    auto loaded = tablestore::Credentials::Load(flags.credentials_file);
+    if (!loaded) {
+      spdlog::error("event=startup_failed message=\"{}\"", loaded.error().message());
+      return 1;
+    }
+    credentials = std::move(*loaded);
+  }
   ops::TableCatalog catalog(**store, clock);
   if (Status s = catalog.Load(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
   ops::ItemOps items(**store);
+  // The Tablestore model: versioned rows, their purge, and the front end's services.
+  ops::PurgeCounters purge_counters;
+  (*store)->SetRowPurger(std::make_shared<ops::RowPurger>(catalog, clock, purge_counters));
+  ops::RowOps rows(**store, clock);
+  tablestore::Services tablestore_services{catalog, rows, clock,
+                                           credentials ? &*credentials : nullptr,
+                                           flags.tablestore_min_ttl};
+  ops::RowPurgeScheduler purge_scheduler(**store, catalog,
+                                         std::chrono::seconds(flags.version_purge_interval_s));
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
@@ -91,10 +125,26 @@ int Serve(const ServeFlags& flags) {
         "ttlstore_storage_pending_compaction_bytes {}\n",
         c.running, c.running_flushes, c.pending_bytes);
   });
+  metrics.AddSource([&purge_counters, &purge_scheduler] {
+    return fmt::format(
+        "# HELP ttlstore_versions_purged_total Versions of Tablestore-model rows purged because "
+        "the table's max versions or TTL hid them.\n"
+        "# TYPE ttlstore_versions_purged_total counter\n"
+        "ttlstore_versions_purged_total {}\n"
+        "# HELP ttlstore_versions_rows_purged_total Tablestore-model rows purged because no "
+        "version of theirs was left visible.\n"
+        "# TYPE ttlstore_versions_rows_purged_total counter\n"
+        "ttlstore_versions_rows_purged_total {}\n"
+        "# HELP ttlstore_versions_purge_runs_total Scheduled purge compactions of the rows.\n"
+        "# TYPE ttlstore_versions_purge_runs_total counter\n"
+        "ttlstore_versions_purge_runs_total {}\n",
+        purge_counters.versions_purged.load(), purge_counters.rows_removed.load(),
+        purge_scheduler.runs());
+  });
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
   streams::Trimmer stream_trimmer(items.streams());
-  server::HttpServer http(flags.server, services, metrics);
+  server::HttpServer http(flags.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
@@ -109,7 +159,9 @@ int Serve(const ServeFlags& flags) {
   sweeper.Start();
   stream_trimmer.Start();
   index_builder.Start();
+  purge_scheduler.Start();
   http.Run();
+  purge_scheduler.Stop();
   sweeper.Stop();
   stream_trimmer.Stop();
   index_builder.Stop();
@@ -141,9 +193,11 @@ int Check(const std::string& data_dir) {
     std::printf("... and %llu more problems\n",
                 static_cast<unsigned long long>(report->problem_count - report->problems.size()));
   }
-  std::printf("%s: %llu tables, %llu items, %llu expiry entries (%llu stale), %llu problems\n",
+  std::printf("%s: %llu tables, %llu items, %llu rows, %llu expiry entries (%llu stale), "
+              "%llu problems\n",
               report->ok() ? "ok" : "FAILED", static_cast<unsigned long long>(report->tables),
               static_cast<unsigned long long>(report->items),
+              static_cast<unsigned long long>(report->rows),
               static_cast<unsigned long long>(report->expiry_entries),
               static_cast<unsigned long long>(report->stale_expiry_entries),
               static_cast<unsigned long long>(report->problem_count));
@@ -185,6 +239,21 @@ int main(int argc, char** argv) {
                     "requests are being served; an idle server lets it run flat out "
                     "(default: 25)")
       ->check(CLI::Range(1, 100));
+  serve->add_option("--credentials", flags.credentials_file,
+                    "File of access keys, one 'ACCESS_KEY_ID SECRET' per line: Tablestore "
+                    "requests must be signed by one of them (default: none, any key and "
+                    "signature accepted)");
+  serve->add_option("--tablestore-min-ttl", flags.tablestore_min_ttl,
+                    "Smallest Tablestore table TTL in seconds other than -1 (default: 86400, "
+                    "the service's; lower it for local testing)")
+      ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}));
+  serve->add_option("--version-purge-interval", flags.version_purge_interval_s,
+                    "Seconds between compactions that purge Tablestore versions hidden by max "
+                    "versions or TTL (default: 3600)")
+      ->check(CLI::Range(int64_t{1}, int64_t{86400 * 30}));
+  serve->add_option("--clock-start-ms", flags.clock_start_ms,
+                    "For testing: start the server's clock at this epoch time in ms (it then "
+                    "advances in real time)");
   serve->add_option("--log-level", flags.log_level,
                     "trace, debug, info, warn, error or off (default: info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -1,0 +1,151 @@
+// BatchGetRow and BatchWriteRow: many rows of several tables in one request. Each row succeeds
+// or fails on its own (is_ok, error); only problems with the request as a whole (too many rows,
+// a table named twice) fail it with an HTTP error (tablestore-protocol.md 3.1).
+#include <set>
+
+#include "tablestore/error_map.h"
+#include "tablestore/handlers.h"
+#include "tablestore/row_convert.h"
+#include "tablestore/row_request.h"
+#include "tablestore/tablestore.pb.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otspb;
+
+constexpr int kMaxBatchGetRows = 100;
+constexpr int kMaxBatchWriteRows = 200;
+
+void FillRowError(const Error& e, pb::Error* out) {
+  OtsError ots = ToOtsError(e);
+  out->set_code(ots.code);
+  out->set_message(ots.message);
+}
+
+Status CheckTableNames(const std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  for (const auto& n : names) {
+    if (!seen.insert(n).second) {
+      return Error::Validation("Duplicated table name: '" + n + "'.");
+    }
+  }
+  return Status::Ok();
+}
+
+// One BatchWriteRow row: decode, convert by operation type, write.
+Status WriteOne(const Services& s, const model::TableDescriptor& table,
+                const pb::RowInBatchWriteRowRequest& row) {
+  ASSIGN_OR_RETURN(decoded, DecodeRow(row.row_change()));
+  Result<ops::RowChange> change = Error::Validation("Invalid operation type.");
+  switch (row.type()) {
+    case pb::PUT: change = PutChangeOf(decoded); break;
+    case pb::UPDATE: change = UpdateChangeOf(decoded); break;
+    case pb::DELETE: change = DeleteChangeOf(decoded); break;
+  }
+  if (!change) return change.error();
+  ASSIGN_OR_RETURN(existence, ConditionOf(row.has_condition() ? &row.condition() : nullptr));
+  change->condition = existence;
+  return s.rows.Write(table, *change);
+}
+
+}  // namespace
+
+Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
+  pb::BatchGetRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  int rows = 0;
+  std::vector<std::string> names;
+  for (const auto& t : req.tables()) {
+    rows += t.primary_key_size();
+    names.push_back(t.table_name());
+  }
+  if (rows > kMaxBatchGetRows) {
+    return Error::Validation("Rows count exceeds the upper limit: 100.");
+  }
+  RETURN_IF_ERROR(CheckTableNames(names));
+  pb::BatchGetRowResponse resp;
+  for (const auto& t : req.tables()) {
+    auto* out = resp.add_tables();
+    out->set_table_name(t.table_name());
+    // Problems of the table entry (missing table, bad version condition) fail each of its rows.
+    Status table_status = Status::Ok();
+    ops::TablePtr table;
+    versions::ReadSpec spec;
+    if (auto found = FindTable(s, t.table_name()); !found) {
+      table_status = found.error();
+    } else {
+      table = *found;
+      if (auto refused = RefuseUnsupportedReadOptions(t); !refused) {
+        table_status = refused;
+      } else if (auto parsed = ReadSpecOfRequest(t, false); !parsed) {
+        table_status = parsed.error();
+      } else {
+        spec = std::move(*parsed);
+      }
+    }
+    for (const auto& key : t.primary_key()) {
+      auto* row = out->add_rows();
+      auto read = [&]() -> Result<std::optional<ops::RowView>> {
+        RETURN_IF_ERROR(table_status);
+        ASSIGN_OR_RETURN(decoded, DecodeRow(key));
+        ASSIGN_OR_RETURN(pk, PrimaryKeyOf(decoded));
+        return s.rows.Get(*table, pk, spec);
+      }();
+      if (!read) {
+        row->set_is_ok(false);
+        FillRowError(read.error(), row->mutable_error());
+        continue;
+      }
+      row->set_is_ok(true);
+      FillConsumed(1, 0, row->mutable_consumed());
+      row->set_row(read->has_value() ? EncodeRow(ToPbRow(**read)) : std::string());
+    }
+  }
+  return Serialize(resp);
+}
+
+Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
+  pb::BatchWriteRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  int rows = 0;
+  std::vector<std::string> names;
+  for (const auto& t : req.tables()) {
+    rows += t.rows_size();
+    names.push_back(t.table_name());
+  }
+  if (rows > kMaxBatchWriteRows) {
+    return Error::Validation("Rows count exceeds the upper limit: 200.");
+  }
+  RETURN_IF_ERROR(CheckTableNames(names));
+  if (req.has_is_atomic() && req.is_atomic()) {
+    return Error::Validation("Atomic batch writes are not supported by ttlstore.");
+  }
+  pb::BatchWriteRowResponse resp;
+  for (const auto& t : req.tables()) {
+    auto* out = resp.add_tables();
+    out->set_table_name(t.table_name());
+    auto found = FindTable(s, t.table_name());
+    for (const auto& r : t.rows()) {
+      auto* row = out->add_rows();
+      Status written = found ? WriteOne(s, **found, r) : Status(found.error());
+      if (!written) {
+        row->set_is_ok(false);
+        FillRowError(written.error(), row->mutable_error());
+        continue;
+      }
+      row->set_is_ok(true);
+      FillConsumed(0, 1, row->mutable_consumed());
+      if (r.has_return_content() && r.return_content().return_type() == pb::RT_PK) {
+        if (auto decoded = DecodeRow(r.row_change())) {
+          PbRow key;
+          key.primary_key = decoded->primary_key;
+          row->set_row(EncodeRow(key));
+        }
+      }
+    }
+  }
+  return Serialize(resp);
+}
+
+}  // namespace ttlstore::tablestore

@@ -1,0 +1,34 @@
+// The Tablestore front end's entry point: one HTTP request (POST /<Action> with a protobuf body)
+// in, one response out. It verifies the request signature and content MD5 (tablestore/signing.h),
+// dispatches to the operation's handler, turns errors into protobuf Error bodies with the
+// service's codes and statuses, and adds the response headers the SDKs check, signed with the
+// caller's secret (tablestore-protocol.md sections 1.2, 1.4, 3).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tablestore/services.h"
+
+namespace ttlstore::tablestore {
+
+struct HttpResponse {
+  int status = 200;
+  std::string body;
+  // Extra header lines, each "Name: value\r\n".
+  std::string headers;
+  // For metrics and logs.
+  std::string action;
+  std::string error_code;
+  std::string error_message;
+};
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// `headers`: the request's x-ots-* headers (any case), as received.
+HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,
+                           const HeaderList& headers, std::string_view body);
+
+}  // namespace ttlstore::tablestore

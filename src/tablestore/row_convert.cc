@@ -1,0 +1,237 @@
+#include "tablestore/row_convert.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+using model::CellType;
+
+// Tablestore's limits on names and values.
+constexpr size_t kMaxColumnNameBytes = 255;
+constexpr size_t kMaxPkValueBytes = 1024;
+constexpr size_t kMaxColumnValueBytes = 2u << 20;
+constexpr size_t kMaxColumnsPerRow = 1024;
+
+Status CheckName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxColumnNameBytes) {
+    return Error::Validation("Invalid column name: '" + name + "'.");
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
+  if (row.primary_key.empty()) return Error::Validation("The primary key is missing.");
+  std::vector<versions::PkCell> pk;
+  pk.reserve(row.primary_key.size());
+  for (const auto& c : row.primary_key) {
+    RETURN_IF_ERROR(CheckName(c.name));
+    if (!c.value) return Error::Validation("Primary key column: " + c.name + " has no value.");
+    CellType t = c.value->type;
+    bool ok = t == CellType::kInteger || t == CellType::kString || t == CellType::kBlob ||
+              (bound && (t == CellType::kInfMin || t == CellType::kInfMax));
+    if (t == CellType::kAutoIncrement) {
+      return Error::Validation("AUTO_INCREMENT primary keys are not supported by ttlstore.");
+    }
+    if (!ok) {
+      return Error::Validation("Invalid type of primary key column: " + c.name + ".");
+    }
+    if (c.value->bytes.size() > kMaxPkValueBytes) {
+      return Error::Validation("The length of primary key column: '" + c.name +
+                               "' exceeds the MaxLength:1024 with CurrentLength:" +
+                               std::to_string(c.value->bytes.size()) + ".");
+    }
+    pk.push_back({c.name, *c.value});
+  }
+  return pk;
+}
+
+Status CheckAttributeValue(const PbCell& c) {
+  CellType t = c.value->type;
+  if (t != CellType::kInteger && t != CellType::kDouble && t != CellType::kBoolean &&
+      t != CellType::kString && t != CellType::kBlob) {
+    return Error::Validation("Invalid type of column: " + c.name + ".");
+  }
+  if (c.value->bytes.size() > kMaxColumnValueBytes) {
+    return Error::Validation("The length of attribute column: '" + c.name +
+                             "' exceeds the MaxLength:2097152 with CurrentLength:" +
+                             std::to_string(c.value->bytes.size()) + ".");
+  }
+  return Status::Ok();
+}
+
+Status CheckTimestamp(const PbCell& c) {
+  if (c.timestamp && (*c.timestamp < 0 || *c.timestamp >= INT64_MAX / 1000)) {
+    return Error::Validation("Timestamp must be in range [0, INT64_MAX/1000).");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<versions::PkCell>> PrimaryKeyOf(const PbRow& row) { return KeyOf(row, false); }
+Result<std::vector<versions::PkCell>> BoundOf(const PbRow& row) { return KeyOf(row, true); }
+
+Result<ops::RowChange> PutChangeOf(const PbRow& row) {
+  ops::RowChange change;
+  change.kind = ops::RowChange::Kind::kPut;
+  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  change.primary_key = std::move(pk);
+  if (row.attributes.size() > kMaxColumnsPerRow) {
+    return Error::Validation("The number of columns in the request exceeds the limit: 1024.");
+  }
+  for (const auto& c : row.attributes) {
+    RETURN_IF_ERROR(CheckName(c.name));
+    if (c.op != CellOp::kNone) {
+      return Error::Validation("OpType cannot be given for column name:" + c.name + " in PutRow.");
+    }
+    if (!c.value) return Error::Validation("Column value must be given for column: " + c.name + ".");
+    RETURN_IF_ERROR(CheckAttributeValue(c));
+    RETURN_IF_ERROR(CheckTimestamp(c));
+    change.cells.push_back({ops::CellChange::Kind::kPut, c.name, *c.value, c.timestamp});
+  }
+  return change;
+}
+
+Result<ops::RowChange> UpdateChangeOf(const PbRow& row) {
+  ops::RowChange change;
+  change.kind = ops::RowChange::Kind::kUpdate;
+  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  change.primary_key = std::move(pk);
+  if (row.attributes.size() > kMaxColumnsPerRow) {
+    return Error::Validation("The number of columns in the request exceeds the limit: 1024.");
+  }
+  for (const auto& c : row.attributes) {
+    RETURN_IF_ERROR(CheckName(c.name));
+    ops::CellChange cell;
+    cell.column = c.name;
+    switch (c.op) {
+      case CellOp::kNone:
+        if (!c.value) {
+          return Error::Validation("Column value must be given for column: " + c.name + ".");
+        }
+        RETURN_IF_ERROR(CheckAttributeValue(c));
+        RETURN_IF_ERROR(CheckTimestamp(c));
+        cell.kind = ops::CellChange::Kind::kPut;
+        cell.value = *c.value;
+        cell.timestamp_ms = c.timestamp;
+        break;
+      case CellOp::kDeleteOneVersion:
+        if (c.value) {
+          return Error::Validation(
+              "Column value cannot be given when type is DELETE_ONE_VERSION,DELETE_ALL_VERSION.");
+        }
+        if (!c.timestamp) {
+          return Error::Validation("Timestamp must be given when type is DELETE_ONE_VERSION.");
+        }
+        RETURN_IF_ERROR(CheckTimestamp(c));
+        cell.kind = ops::CellChange::Kind::kDeleteOneVersion;
+        cell.timestamp_ms = c.timestamp;
+        break;
+      case CellOp::kDeleteAllVersions:
+        if (c.value) {
+          return Error::Validation(
+              "Column value cannot be given when type is DELETE_ONE_VERSION,DELETE_ALL_VERSION.");
+        }
+        if (c.timestamp) {
+          return Error::Validation("Timestamp cannot be given when type is DELETE_ALL_VERSION.");
+        }
+        cell.kind = ops::CellChange::Kind::kDeleteAllVersions;
+        break;
+      case CellOp::kIncrement:
+        if (!c.value || c.value->type != CellType::kInteger) {
+          return Error::Validation("Column value of INCREMENT must be an INTEGER. Column:" +
+                                   c.name + ".");
+        }
+        if (c.timestamp) {
+          return Error::Validation("Timestamp cannot be given when type is INCREMENT.");
+        }
+        cell.kind = ops::CellChange::Kind::kIncrement;
+        cell.value = *c.value;
+        break;
+    }
+    change.cells.push_back(std::move(cell));
+  }
+  return change;
+}
+
+Result<ops::RowChange> DeleteChangeOf(const PbRow& row) {
+  ops::RowChange change;
+  change.kind = ops::RowChange::Kind::kDelete;
+  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  change.primary_key = std::move(pk);
+  if (!row.attributes.empty()) {
+    return Error::Validation("DeleteRow cannot carry attribute columns.");
+  }
+  return change;
+}
+
+Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
+                                      const std::optional<TimeRangeArg>& time_range,
+                                      const std::vector<std::string>& columns_to_get,
+                                      bool range_op) {
+  versions::ReadSpec spec;
+  spec.columns = columns_to_get;
+  if (!max_versions && !time_range) {
+    return Error::Validation("No version condition is specified while querying row.");
+  }
+  // The Node SDK sends max_versions=1 with every time range, so both together are accepted
+  // (the service documents the pair as an error; tablestore-protocol.md section 7).
+  if (max_versions) {
+    if (*max_versions <= 0) {
+      return Error::Validation("Invalid max versions: " + std::to_string(*max_versions) +
+                               ". Reason: Max versions must be positive.");
+    }
+    spec.max_versions = *max_versions;
+  } else {
+    spec.max_versions = 0;  // a time range alone returns every version in it
+  }
+  if (time_range) {
+    const auto& tr = *time_range;
+    if (tr.specific) {
+      if (*tr.specific < 0) return Error::Validation("Specific timestamp cannot be less than 0.");
+      spec.start_ms = *tr.specific;
+      spec.end_ms = *tr.specific == INT64_MAX ? INT64_MAX : *tr.specific + 1;
+    } else if (tr.start || tr.end) {
+      if (!tr.start || !tr.end) {
+        return Error::Validation(range_op ? "Start and end time must be given at the same time."
+                                          : "Start time and end time must be given at the same time.");
+      }
+      if (*tr.start < 0 || *tr.end <= *tr.start) {
+        return Error::Validation("Invalid time range: [" + std::to_string(*tr.start) + ", " +
+                                 std::to_string(*tr.end) + ").");
+      }
+      spec.start_ms = *tr.start;
+      spec.end_ms = *tr.end;
+    } else if (!max_versions) {
+      return Error::Validation("No version condition is specified while querying row.");
+    }
+  }
+  return spec;
+}
+
+PbRow ToPbKey(const std::vector<versions::PkCell>& pk) {
+  PbRow row;
+  row.primary_key.reserve(pk.size());
+  for (const auto& c : pk) {
+    PbCell cell;
+    cell.name = c.name;
+    cell.value = c.value;
+    row.primary_key.push_back(std::move(cell));
+  }
+  return row;
+}
+
+PbRow ToPbRow(const ops::RowView& view) {
+  PbRow row = ToPbKey(view.primary_key);
+  for (const auto& col : view.columns) {
+    for (const auto& v : col.versions) {
+      PbCell cell;
+      cell.name = col.name;
+      cell.value = v.value;
+      cell.timestamp = v.timestamp_ms;
+      row.attributes.push_back(std::move(cell));
+    }
+  }
+  return row;
+}
+
+}  // namespace ttlstore::tablestore

@@ -1,0 +1,41 @@
+// Conversions between PlainBuffer rows (the wire) and the engine's row changes and views, with
+// the service's checks and messages for what a request may carry (tablestore-protocol.md 3.3).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "ops/row_ops.h"
+#include "tablestore/plainbuffer.h"
+#include "versions/visibility.h"
+
+namespace ttlstore::tablestore {
+
+// The primary key of a decoded row (GetRow, DeleteRow, BatchGetRow keys).
+Result<std::vector<versions::PkCell>> PrimaryKeyOf(const PbRow& row);
+// A range bound (INF_MIN / INF_MAX allowed).
+Result<std::vector<versions::PkCell>> BoundOf(const PbRow& row);
+
+// PutRow's row, UpdateRow's row_change, DeleteRow's key: the engine's change.
+Result<ops::RowChange> PutChangeOf(const PbRow& row);
+Result<ops::RowChange> UpdateChangeOf(const PbRow& row);
+Result<ops::RowChange> DeleteChangeOf(const PbRow& row);
+
+// A read's version condition (T5): max_versions and/or a time range, and the columns to get.
+// `range_op` selects GetRange's stricter time-range message.
+struct TimeRangeArg {
+  std::optional<int64_t> start, end, specific;
+};
+Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
+                                      const std::optional<TimeRangeArg>& time_range,
+                                      const std::vector<std::string>& columns_to_get,
+                                      bool range_op);
+
+// A row as the SDKs read it: primary key, then every column's versions newest first.
+PbRow ToPbRow(const ops::RowView& view);
+PbRow ToPbKey(const std::vector<versions::PkCell>& pk);
+
+}  // namespace ttlstore::tablestore

@@ -1,0 +1,110 @@
+// PutRow, GetRow, UpdateRow, DeleteRow and GetRange: single-row operations and range reads
+// over the versioned-row engine (T2-T10).
+#include "tablestore/handlers.h"
+#include "tablestore/row_convert.h"
+#include "tablestore/row_request.h"
+#include "tablestore/tablestore.pb.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otspb;
+
+// Runs one row change (PutRow, UpdateRow, DeleteRow) and builds its response.
+template <typename Response>
+Result<std::string> WriteRow(const Services& s, const std::string& table_name,
+                             Result<ops::RowChange> change, const pb::Condition* condition,
+                             const pb::ReturnContent* return_content) {
+  ASSIGN_OR_RETURN(table, FindTable(s, table_name));
+  if (!change) return change.error();
+  ASSIGN_OR_RETURN(existence, ConditionOf(condition));
+  change->condition = existence;
+  RETURN_IF_ERROR(s.rows.Write(*table, *change));
+  Response resp;
+  FillConsumed(0, 1, resp.mutable_consumed());
+  if (return_content && return_content->return_type() == pb::RT_PK) {
+    resp.set_row(EncodeRow(ToPbKey(change->primary_key)));
+  }
+  return Serialize(resp);
+}
+
+}  // namespace
+
+Result<std::string> PutRow(const Services& s, std::string_view body) {
+  pb::PutRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(row, DecodeRow(req.row()));
+  return WriteRow<pb::PutRowResponse>(s, req.table_name(), PutChangeOf(row),
+                                      req.has_condition() ? &req.condition() : nullptr,
+                                      req.has_return_content() ? &req.return_content() : nullptr);
+}
+
+Result<std::string> UpdateRow(const Services& s, std::string_view body) {
+  pb::UpdateRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(row, DecodeRow(req.row_change()));
+  return WriteRow<pb::UpdateRowResponse>(s, req.table_name(), UpdateChangeOf(row),
+                                         req.has_condition() ? &req.condition() : nullptr,
+                                         req.has_return_content() ? &req.return_content() : nullptr);
+}
+
+Result<std::string> DeleteRow(const Services& s, std::string_view body) {
+  pb::DeleteRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
+  return WriteRow<pb::DeleteRowResponse>(s, req.table_name(), DeleteChangeOf(row),
+                                         req.has_condition() ? &req.condition() : nullptr,
+                                         req.has_return_content() ? &req.return_content() : nullptr);
+}
+
+Result<std::string> GetRow(const Services& s, std::string_view body) {
+  pb::GetRowRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
+  RETURN_IF_ERROR(RefuseUnsupportedReadOptions(req));
+  ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
+  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, false));
+  ASSIGN_OR_RETURN(view, s.rows.Get(*table, pk, spec));
+  pb::GetRowResponse resp;
+  FillConsumed(1, 0, resp.mutable_consumed());
+  resp.set_row(view ? EncodeRow(ToPbRow(*view)) : std::string());
+  return Serialize(resp);
+}
+
+Result<std::string> GetRange(const Services& s, std::string_view body) {
+  pb::GetRangeRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
+  RETURN_IF_ERROR(RefuseUnsupportedReadOptions(req));
+  ops::RangeRequest range;
+  range.backward = req.direction() == pb::BACKWARD;
+  ASSIGN_OR_RETURN(start_row, DecodeRow(req.inclusive_start_primary_key()));
+  ASSIGN_OR_RETURN(start, BoundOf(start_row));
+  ASSIGN_OR_RETURN(end_row, DecodeRow(req.exclusive_end_primary_key()));
+  ASSIGN_OR_RETURN(end, BoundOf(end_row));
+  range.start = std::move(start);
+  range.end = std::move(end);
+  if (req.has_limit()) {
+    if (req.limit() <= 0) {
+      return Error::Validation("The limit must be greater than 0.");
+    }
+    range.limit = req.limit();
+  }
+  ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, true));
+  range.spec = std::move(spec);
+  ASSIGN_OR_RETURN(result, s.rows.GetRange(*table, range));
+  pb::GetRangeResponse resp;
+  FillConsumed(static_cast<int32_t>(std::max<size_t>(1, result.rows.size())), 0,
+               resp.mutable_consumed());
+  std::string rows;
+  if (!result.rows.empty()) {
+    AppendHeader(&rows);
+    for (const auto& view : result.rows) AppendRow(&rows, ToPbRow(view));
+  }
+  resp.set_rows(std::move(rows));
+  if (result.next_start) resp.set_next_start_primary_key(EncodeRow(ToPbKey(*result.next_start)));
+  return Serialize(resp);
+}
+
+}  // namespace ttlstore::tablestore

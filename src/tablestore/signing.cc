@@ -1,0 +1,218 @@
+#include "tablestore/signing.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/md5.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace ttlstore::tablestore {
+namespace {
+
+std::string Base64(const unsigned char* data, size_t n) {
+  std::string out(4 * ((n + 2) / 3), '\0');
+  int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data,
+                            static_cast<int>(n));
+  out.resize(static_cast<size_t>(len));
+  return out;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The x-ots-* headers but `except`, as sorted "name:value" pairs.
+std::vector<std::pair<std::string, std::string>> OtsHeaders(const Headers& headers,
+                                                            std::string_view except) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : headers) {
+    std::string lower = Lower(name);
+    if (!lower.starts_with("x-ots-") || lower == except) continue;
+    out.emplace_back(std::move(lower), std::string(Trim(value)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const std::string* Find(const Headers& headers, std::string_view lower_name) {
+  for (const auto& [name, value] : headers) {
+    if (Lower(name) == lower_name) return &value;
+  }
+  return nullptr;
+}
+
+OtsError AuthFailed(std::string message) { return {403, "OTSAuthFailed", std::move(message)}; }
+
+}  // namespace
+
+std::string ContentMd5(std::string_view body) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(body.data(), body.size(), digest, &len, EVP_md5(), nullptr);
+  return Base64(digest, len);
+}
+
+std::string HmacSha1Base64(std::string_view key, std::string_view message) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha1(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &len);
+  return Base64(mac, len);
+}
+
+std::string RequestStringToSign(std::string_view action, const Headers& headers) {
+  std::string s = "/";
+  s += action;
+  s += "\nPOST\n\n";
+  for (const auto& [name, value] : OtsHeaders(headers, "x-ots-signature")) {
+    s += name;
+    s += ':';
+    s += value;
+    s += '\n';
+  }
+  return s;
+}
+
+std::string ResponseStringToSign(std::string_view action, const Headers& headers) {
+  std::string s;
+  for (const auto& [name, value] : OtsHeaders(headers, "")) {
+    s += name;
+    s += ':';
+    s += value;
+    s += '\n';
+  }
+  s += '/';
+  s += action;
+  return s;
+}
+
+std::string ResponseAuthorization(const std::string& access_key_id, const std::string& secret,
+                                  const std::string& action, const Headers& headers) {
+  return "OTS " + access_key_id + ":" +
+         HmacSha1Base64(secret, ResponseStringToSign(action, headers));
+}
+
+Result<int64_t> ParseOtsDate(std::string_view date) {
+  int y, mo, d, h, mi, s, consumed = 0;
+  std::string copy(date);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s,
+                  &consumed) != 6 ||
+      consumed != 19) {
+    return Error::Validation("Invalid date format: " + copy + ".");
+  }
+  std::string_view rest = date.substr(19);
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) {
+      rest.remove_prefix(1);
+    }
+  }
+  if (rest != "Z" || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
+    return Error::Validation("Invalid date format: " + copy + ".");
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return int64_t{timegm(&tm)} * 1000;
+}
+
+std::string FormatOtsDate(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000) * 1000);
+  return buf;
+}
+
+Result<Credentials> Credentials::Parse(std::string_view text) {
+  Credentials c;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string_view l = Trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    std::istringstream fields{std::string(l)};
+    std::string id, secret, extra;
+    if (!(fields >> id >> secret) || (fields >> extra)) {
+      return Error::Validation("credentials line " + std::to_string(number) +
+                               ": expected 'ACCESS_KEY_ID SECRET'");
+    }
+    c.secrets_[id] = secret;
+  }
+  return c;
+}
+
+Result<Credentials> Credentials::Load(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Error::Validation("cannot read credentials file " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto c = Parse(ss.str());
+  if (!c) return Error::Validation(path + ": " + c.error().message());
+  if (c->size() == 0) return Error::Validation(path + ": no access keys");
+  return c;
+}
+
+const std::string* Credentials::SecretFor(std::string_view access_key_id) const {
+  auto it = secrets_.find(std::string(access_key_id));
+  return it == secrets_.end() ? nullptr : &it->second;
+}
+
+std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::string_view action,
+                                      const Headers& headers, std::string_view body,
+                                      int64_t now_ms, std::string* secret) {
+  secret->clear();
+  static constexpr const char* kRequired[] = {"x-ots-date", "x-ots-apiversion",
+                                              "x-ots-accesskeyid", "x-ots-contentmd5"};
+  for (const char* name : kRequired) {
+    if (!Find(headers, name)) return OtsError{400, "OTSParameterInvalid",
+                                              std::string("Missing header: ") + name + "."};
+  }
+  const std::string* signature = Find(headers, "x-ots-signature");
+  if (credentials && !signature) {
+    return OtsError{400, "OTSParameterInvalid", "Missing header: x-ots-signature."};
+  }
+  const std::string& key_id = *Find(headers, "x-ots-accesskeyid");
+  if (credentials) {
+    const std::string* known = credentials->SecretFor(Trim(key_id));
+    if (!known) return AuthFailed("The AccessKeyID does not exist.");
+    *secret = *known;
+  }
+  auto date = ParseOtsDate(Trim(*Find(headers, "x-ots-date")));
+  if (!date) return OtsError{400, "OTSParameterInvalid", date.error().message()};
+  if (*date > now_ms + kMaxClockSkewMs || *date < now_ms - kMaxClockSkewMs) {
+    return AuthFailed("Mismatch between system time and x-ots-date.");
+  }
+  if (Trim(*Find(headers, "x-ots-contentmd5")) != ContentMd5(body)) {
+    return AuthFailed("Mismatch between MD5 value of request body and x-ots-contentmd5 in header.");
+  }
+  if (credentials &&
+      HmacSha1Base64(*secret, RequestStringToSign(action, headers)) != Trim(*signature)) {
+    return AuthFailed("Signature mismatch.");
+  }
+  return std::nullopt;
+}
+
+}  // namespace ttlstore::tablestore

@@ -1,0 +1,209 @@
+// CreateTable, UpdateTable, DescribeTable, ListTable, DeleteTable (T1, T7, T9, T10, T13).
+#include <algorithm>
+#include <cctype>
+
+#include "tablestore/handlers.h"
+#include "tablestore/tablestore.pb.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otspb;
+
+constexpr size_t kMaxPrimaryKeyColumns = 4;
+constexpr int64_t kMaxDeviation = INT64_MAX / 1000000;
+
+// Table and column names: a letter or underscore, then letters, digits, underscores; 1-255.
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 255) return false;
+  if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// Applies the options present in `in` to `out`, with the service's checks (T1, T7, T9).
+Status ApplyOptions(const Services& s, const pb::TableOptions& in, model::VersionOptions& out) {
+  if (in.has_time_to_live()) {
+    int32_t ttl = in.time_to_live();
+    if (ttl == 0 || ttl < -1) return Error::Validation("TimeToLive cannot be 0 or less than -1.");
+    if (ttl != -1 && ttl < s.min_time_to_live) {
+      return Error::Validation("TimeToLive must be -1 or at least " +
+                               std::to_string(s.min_time_to_live) + " seconds.");
+    }
+    out.time_to_live = ttl;
+  }
+  if (in.has_max_versions()) {
+    if (in.max_versions() <= 0) {
+      return Error::Validation("The maximum versions cannot be less than or equal to 0.");
+    }
+    out.max_versions = in.max_versions();
+  }
+  if (in.has_deviation_cell_version_in_sec()) {
+    int64_t d = in.deviation_cell_version_in_sec();
+    if (d < 0 || d > kMaxDeviation) {
+      return Error::Validation("The maximum deviation must be in range [0, INT64_MAX/1000000].");
+    }
+    out.max_time_deviation = d;
+  }
+  if (in.has_allow_update()) out.allow_update = in.allow_update();
+  return Status::Ok();
+}
+
+void FillOptions(const model::VersionOptions& o, pb::TableOptions* out) {
+  out->set_time_to_live(o.time_to_live);
+  out->set_max_versions(o.max_versions);
+  out->set_deviation_cell_version_in_sec(o.max_time_deviation);
+  out->set_allow_update(o.allow_update);
+}
+
+void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetails* out) {
+  out->mutable_capacity_unit()->set_read(static_cast<int32_t>(t.read_capacity));
+  out->mutable_capacity_unit()->set_write(static_cast<int32_t>(t.write_capacity));
+  out->set_last_increase_time(t.creation_time_ms / 1000);
+}
+
+}  // namespace
+
+Result<ops::TablePtr> FindTable(const Services& s, const std::string& name) {
+  ops::TablePtr t = s.catalog.Find(name, ops::Front::kTablestore);
+  if (!t) return Error::ResourceNotFound("Requested table does not exist.");
+  return t;
+}
+
+Result<std::string> CreateTable(const Services& s, std::string_view body) {
+  pb::CreateTableRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  if (!req.has_table_meta()) return Error::Validation("Missing table meta.");
+  const auto& meta = req.table_meta();
+  if (!ValidName(meta.table_name())) {
+    return Error::Validation("Invalid table name: '" + meta.table_name() + "'.");
+  }
+  if (meta.primary_key_size() < 1 || size_t(meta.primary_key_size()) > kMaxPrimaryKeyColumns) {
+    return Error::Validation("The number of primary key columns must be in range: [1, 4].");
+  }
+  if (req.index_metas_size() > 0 || meta.index_meta_size() > 0) {
+    return Error::Validation("Secondary indexes are not supported by ttlstore.");
+  }
+  if (req.has_stream_spec() && req.stream_spec().enable_stream()) {
+    return Error::Validation("Streams are not supported by ttlstore's Tablestore API.");
+  }
+  model::TableDescriptor spec;
+  spec.name = meta.table_name();
+  auto& ts = spec.tablestore.emplace();
+  for (const auto& pk : meta.primary_key()) {
+    if (!ValidName(pk.name())) {
+      return Error::Validation("Invalid column name: '" + pk.name() + "'.");
+    }
+    for (const auto& seen : ts.primary_key) {
+      if (seen.name == pk.name()) {
+        return Error::Validation("Duplicated primary key name: '" + pk.name() + "'.");
+      }
+    }
+    if (pk.has_option()) {
+      return Error::Validation("AUTO_INCREMENT primary keys are not supported by ttlstore.");
+    }
+    ts.primary_key.push_back({pk.name(), static_cast<model::PkType>(pk.type())});
+  }
+  for (const auto& dc : meta.defined_column()) {
+    if (!ValidName(dc.name())) {
+      return Error::Validation("Invalid column name: '" + dc.name() + "'.");
+    }
+    ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
+  }
+  if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
+  // The DynamoDB-side fields of the descriptor: the first key column stands for the hash key
+  // (only background tasks that walk every table look at it).
+  model::ValueType first = ts.primary_key[0].type == model::PkType::kInteger ? model::ValueType::kN
+                           : ts.primary_key[0].type == model::PkType::kString ? model::ValueType::kS
+                                                                             : model::ValueType::kB;
+  spec.key.hash = {ts.primary_key[0].name, first};
+  if (req.has_reserved_throughput()) {
+    spec.read_capacity = req.reserved_throughput().capacity_unit().read();
+    spec.write_capacity = req.reserved_throughput().capacity_unit().write();
+  }
+  auto created = s.catalog.Create(std::move(spec));
+  if (!created) return created.error();
+  return Serialize(pb::CreateTableResponse());
+}
+
+Result<std::string> UpdateTable(const Services& s, std::string_view body) {
+  pb::UpdateTableRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  if (!req.has_table_options() && !req.has_reserved_throughput()) {
+    return Error::Validation("No parameter is specified in table options.");
+  }
+  if (req.has_stream_spec() && req.stream_spec().enable_stream()) {
+    return Error::Validation("Streams are not supported by ttlstore's Tablestore API.");
+  }
+  if (req.has_table_options()) {
+    const auto& o = req.table_options();
+    if (!o.has_time_to_live() && !o.has_max_versions() &&
+        !o.has_deviation_cell_version_in_sec() && !o.has_allow_update() &&
+        !req.has_reserved_throughput()) {
+      return Error::Validation("No parameter is specified in table options.");
+    }
+  }
+  auto updated = s.catalog.Update(
+      req.table_name(),
+      [&](model::TableDescriptor& t) -> Status {
+        if (req.has_table_options()) {
+          RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), t.tablestore->options));
+        }
+        if (req.has_reserved_throughput()) {
+          const auto& cu = req.reserved_throughput().capacity_unit();
+          if (cu.has_read()) t.read_capacity = cu.read();
+          if (cu.has_write()) t.write_capacity = cu.write();
+        }
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!updated) return updated.error();
+  pb::UpdateTableResponse resp;
+  FillThroughput(**updated, resp.mutable_reserved_throughput_details());
+  FillOptions((*updated)->tablestore->options, resp.mutable_table_options());
+  return Serialize(resp);
+}
+
+Result<std::string> DescribeTable(const Services& s, std::string_view body) {
+  pb::DescribeTableRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
+  pb::DescribeTableResponse resp;
+  auto* meta = resp.mutable_table_meta();
+  meta->set_table_name(table->name);
+  for (const auto& pk : table->tablestore->primary_key) {
+    auto* col = meta->add_primary_key();
+    col->set_name(pk.name);
+    col->set_type(static_cast<pb::PrimaryKeyType>(pk.type));
+  }
+  for (const auto& dc : table->tablestore->defined_columns) {
+    auto* col = meta->add_defined_column();
+    col->set_name(dc.name);
+    col->set_type(static_cast<pb::DefinedColumnType>(dc.type));
+  }
+  FillThroughput(*table, resp.mutable_reserved_throughput_details());
+  FillOptions(table->tablestore->options, resp.mutable_table_options());
+  resp.set_table_status(pb::ACTIVE);
+  resp.set_creation_time(table->creation_time_ms * 1000);  // microseconds, as the service
+  return Serialize(resp);
+}
+
+Result<std::string> ListTable(const Services& s, std::string_view body) {
+  pb::ListTableRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  pb::ListTableResponse resp;
+  auto list = s.catalog.List(std::nullopt, SIZE_MAX, ops::Front::kTablestore);
+  for (auto& name : list.names) resp.add_table_names(std::move(name));
+  return Serialize(resp);
+}
+
+Result<std::string> DeleteTable(const Services& s, std::string_view body) {
+  pb::DeleteTableRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  auto gone = s.catalog.Delete(req.table_name(), ops::Front::kTablestore);
+  if (!gone) return gone.error();
+  return Serialize(pb::DeleteTableResponse());
+}
+
+}  // namespace ttlstore::tablestore
