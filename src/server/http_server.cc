@@ -160,7 +160,7 @@ class Session : public std::enable_shared_from_this<Session> {
                      content_type == "application/json";
     bool with_ids = false;
     std::string_view target(req.target().data(), req.target().size());
-    if (server_.tablestore_ && req.method() != http::verb::get && IsTablestoreTarget(target)) {
+    if (server_.tablestore_ && IsTablestoreTarget(target)) {
       api_call = true;
       HandleTablestore(req, target, operation, outcome);
     } else if (req.method() == http::verb::post && json_type) {
@@ -195,9 +195,12 @@ class Session : public std::enable_shared_from_this<Session> {
     Write(with_ids);
   }
 
-  // POST /<Action> where the action is a bare word (the Tablestore protocol).
+  // /<Action> where the action is a capitalized word (the Tablestore protocol); other methods
+  // than POST get its 405. /health and /metrics are lowercase.
   static bool IsTablestoreTarget(std::string_view target) {
-    if (target.size() < 2 || target[0] != '/') return false;
+    if (target.size() < 2 || target[0] != '/' || !std::isupper(static_cast<unsigned char>(target[1]))) {
+      return false;
+    }
     for (char c : target.substr(1, target.find('?') - 1)) {
       if (!std::isalnum(static_cast<unsigned char>(c))) return false;
     }

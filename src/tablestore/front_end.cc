@@ -55,7 +55,7 @@ void Finish(const Services& s, std::string_view action, std::string_view access_
   HeaderList out = {
       {"x-ots-contentmd5", ContentMd5(r.body)},
       {"x-ots-contenttype", "protocol buffer"},
-      {"x-ots-date", FormatOtsDate(s.clock.NowMs())},
+      {"x-ots-date", FormatOtsDate(SystemClock().NowMs())},
       {"x-ots-requestid", NewRequestId()},
   };
   for (const auto& [name, value] : out) {
@@ -98,7 +98,9 @@ HttpResponse HandleRequest(const Services& s, std::string_view method, std::stri
     return r;
   }
   std::string secret;
-  auto denied = VerifyRequest(s.credentials, action, headers, body, s.clock.NowMs(), &secret);
+  // Dates on the wire are checked against the wall clock, not the data clock (which
+  // --clock-start-ms may move): a client cannot know the latter.
+  auto denied = VerifyRequest(s.credentials, action, headers, body, SystemClock().NowMs(), &secret);
   // Without credentials there is no secret to sign with; neither for an unknown key.
   const std::string* sign_with = s.credentials && !secret.empty() ? &secret : nullptr;
   if (denied) {
