@@ -23,5 +23,8 @@ if [ "$rc" -eq 5 ]; then
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
 
+echo "== Tablestore end-to-end tests (node --test, official tablestore SDK)"
+TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/tablestore/
+
 echo "== benchmark tooling smoke test (bench/smoke.sh)"
 bash bench/smoke.sh
