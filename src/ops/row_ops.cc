@@ -130,7 +130,13 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
       if (old && versions::RowVisible(*old, schema.options, now_ms)) row = std::move(*old);
       auto applied = ApplyUpdate(table, change, now_ms, row);
       if (!applied) return applied;
-      batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
+      // A row left with no cell is gone, as in the service's cell store (only PutRow makes a
+      // row of its primary key alone).
+      if (row.columns.empty()) {
+        batch.Delete(storage::Family::kRows, *key);
+      } else {
+        batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
+      }
       break;
     }
   }

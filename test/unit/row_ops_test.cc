@@ -179,6 +179,25 @@ TEST_F(RowOpsTest, ConditionsAllowUpdateAndIncrement) {
   EXPECT_FALSE(rows_->Write(*Table(), inc).ok());
 }
 
+TEST_F(RowOpsTest, UpdateThatLeavesNoCellDeletesTheRowButKeyOnlyPutKeepsIt) {
+  ASSERT_TRUE(PutVersion("u", kNow, 1).ok());
+  RowChange drop;
+  drop.kind = RowChange::Kind::kUpdate;
+  drop.primary_key = Pk("u");
+  drop.cells.push_back({CellChange::Kind::kDeleteAllVersions, "col", {}, std::nullopt});
+  ASSERT_TRUE(rows_->Write(*Table(), drop).ok());
+  versions::ReadSpec spec;
+  EXPECT_FALSE(rows_->Get(*Table(), Pk("u"), spec)->has_value());
+  RowChange key_only;
+  key_only.kind = RowChange::Kind::kPut;
+  key_only.primary_key = Pk("k");
+  ASSERT_TRUE(rows_->Write(*Table(), key_only).ok());
+  auto row = rows_->Get(*Table(), Pk("k"), spec);
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_TRUE((*row)->columns.empty());
+  EXPECT_EQ((*row)->primary_key.size(), 1u);
+}
+
 TEST_F(RowOpsTest, DeleteTableDropsRowsAndTablesAreInvisibleToTheOtherFront) {
   ASSERT_TRUE(PutVersion("r", kNow, 1).ok());
   EXPECT_EQ(catalog_->Find("versions"), nullptr);  // the DynamoDB front end does not see it
