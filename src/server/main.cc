@@ -10,6 +10,7 @@
 
 #include "api/dispatch.h"
 #include "check/consistency.h"
+#include "cli/tablestore_cli.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
 #include "ops/row_ops.h"
@@ -212,7 +213,7 @@ int main(int argc, char** argv) {
       "versioned cells."};
   app.require_subcommand(1);
   ServeFlags flags;
-  CLI::App* serve = app.add_subcommand("serve", "Serve the DynamoDB HTTP/JSON API.");
+  CLI::App* serve = app.add_subcommand("serve", "Serve the DynamoDB HTTP/JSON API and the Tablestore API.");
   serve->add_option("--host", flags.server.host,
                     "Address to listen on (default: 127.0.0.1, loopback only)");
   serve->add_option("--port", flags.server.port,
@@ -262,6 +263,8 @@ int main(int argc, char** argv) {
       "check", "Verify a data dir's invariants (items, stats, expiry index); exit 0 if whole, 1 "
                "if not. Stop the server first.");
   check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
+  int cli_exit = 0;
+  ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -274,5 +277,5 @@ int main(int argc, char** argv) {
   }
   if (serve->parsed()) return Serve(flags);
   if (check->parsed()) return Check(check_dir);
-  return 2;
+  return cli_exit;
 }
