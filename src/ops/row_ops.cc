@@ -79,7 +79,8 @@ Status RowOps::ApplyUpdate(const model::TableDescriptor& table, const RowChange&
   return Status::Ok();
 }
 
-Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change) {
+Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change,
+                     StoredRow* after) {
   const auto& schema = *table.tablestore;
   auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
   if (!key) return key.error();
@@ -122,6 +123,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
                              cell.value);
       }
       batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
+      if (after) *after = std::move(row);
       break;
     }
     case RowChange::Kind::kUpdate: {
@@ -137,6 +139,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
       } else {
         batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
       }
+      if (after) *after = std::move(row);
       break;
     }
   }

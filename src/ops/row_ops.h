@@ -75,8 +75,10 @@ class RowOps {
 
   // Applies one row change. Errors: condition failed (ErrorCode::kConditionalCheckFailed),
   // write window (T9) and allow-update (T10) violations, key mismatches (kValidation with
-  // versions::kInvalidPkPrefix). A failed row writes nothing.
-  Status Write(const model::TableDescriptor& table, const RowChange& change);
+  // versions::kInvalidPkPrefix). A failed row writes nothing. With `after`, a successful write
+  // leaves there the row as stored after it (empty after a delete), for ReturnContent.
+  Status Write(const model::TableDescriptor& table, const RowChange& change,
+               versions::StoredRow* after = nullptr);
 
   // The row, or nullopt if it does not exist for readers (or shows none of the asked columns).
   Result<std::optional<RowView>> Get(const model::TableDescriptor& table,

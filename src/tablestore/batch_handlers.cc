@@ -35,7 +35,7 @@ Status CheckTableNames(const std::vector<std::string>& names) {
 
 // One BatchWriteRow row: decode, convert by operation type, write.
 Status WriteOne(const Services& s, const model::TableDescriptor& table,
-                const pb::RowInBatchWriteRowRequest& row) {
+                const pb::RowInBatchWriteRowRequest& row, pb::RowInBatchWriteRowResponse* out) {
   ASSIGN_OR_RETURN(decoded, DecodeRow(row.row_change()));
   Result<ops::RowChange> change = Error::Validation("Invalid operation type.");
   switch (row.type()) {
@@ -46,7 +46,14 @@ Status WriteOne(const Services& s, const model::TableDescriptor& table,
   if (!change) return change.error();
   ASSIGN_OR_RETURN(existence, ConditionOf(row.has_condition() ? &row.condition() : nullptr));
   change->condition = existence;
-  return s.rows.Write(table, *change);
+  versions::StoredRow after;
+  RETURN_IF_ERROR(s.rows.Write(table, *change, &after));
+  if (row.has_return_content()) {
+    auto returned = ReturnedRow(row.return_content(), *change, after, table.tablestore->options,
+                                s.clock.NowMs());
+    if (returned) out->set_row(EncodeRow(*returned));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -128,7 +135,7 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     auto found = FindTable(s, t.table_name());
     for (const auto& r : t.rows()) {
       auto* row = out->add_rows();
-      Status written = found ? WriteOne(s, **found, r) : Status(found.error());
+      Status written = found ? WriteOne(s, **found, r, row) : Status(found.error());
       if (!written) {
         row->set_is_ok(false);
         FillRowError(written.error(), row->mutable_error());
@@ -136,13 +143,6 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
       }
       row->set_is_ok(true);
       FillConsumed(0, 1, row->mutable_consumed());
-      if (r.has_return_content() && r.return_content().return_type() == pb::RT_PK) {
-        if (auto decoded = DecodeRow(r.row_change())) {
-          PbRow key;
-          key.primary_key = decoded->primary_key;
-          row->set_row(EncodeRow(key));
-        }
-      }
     }
   }
   return Serialize(resp);

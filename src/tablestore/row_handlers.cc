@@ -19,11 +19,14 @@ Result<std::string> WriteRow(const Services& s, const std::string& table_name,
   if (!change) return change.error();
   ASSIGN_OR_RETURN(existence, ConditionOf(condition));
   change->condition = existence;
-  RETURN_IF_ERROR(s.rows.Write(*table, *change));
+  versions::StoredRow after;
+  RETURN_IF_ERROR(s.rows.Write(*table, *change, &after));
   Response resp;
   FillConsumed(0, 1, resp.mutable_consumed());
-  if (return_content && return_content->return_type() == pb::RT_PK) {
-    resp.set_row(EncodeRow(ToPbKey(change->primary_key)));
+  if (return_content) {
+    auto row = ReturnedRow(*return_content, *change, after, table->tablestore->options,
+                           s.clock.NowMs());
+    if (row) resp.set_row(EncodeRow(*row));
   }
   return Serialize(resp);
 }

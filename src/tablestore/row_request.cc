@@ -15,6 +15,26 @@ Result<ops::RowExistence> ConditionOf(const otspb::Condition* condition) {
   return Error::Validation("Invalid row existence expectation.");
 }
 
+std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowChange& change,
+                                 const versions::StoredRow& after,
+                                 const model::VersionOptions& options, int64_t now_ms) {
+  if (rc.return_type() == otspb::RT_NONE) return std::nullopt;
+  PbRow row = ToPbKey(change.primary_key);
+  if (rc.return_type() != otspb::RT_AFTER_MODIFY) return row;
+  for (const auto& name : rc.return_column_names()) {
+    const versions::Column* c = after.Find(name);
+    if (!c) continue;
+    if (const versions::Version* v = versions::LatestVisible(*c, options, now_ms)) {
+      PbCell cell;
+      cell.name = name;
+      cell.value = v->value;
+      cell.timestamp = v->timestamp_ms;
+      row.attributes.push_back(std::move(cell));
+    }
+  }
+  return row;
+}
+
 void FillConsumed(int32_t read, int32_t write, otspb::ConsumedCapacity* out) {
   out->mutable_capacity_unit()->set_read(read);
   out->mutable_capacity_unit()->set_write(write);

@@ -17,6 +17,13 @@ Result<ops::RowExistence> ConditionOf(const otspb::Condition* condition);
 
 void FillConsumed(int32_t read, int32_t write, otspb::ConsumedCapacity* out);
 
+// What a write's ReturnContent asks back: RT_PK the primary key; RT_AFTER_MODIFY the primary
+// key and the newest visible version of each return_column_names column after the write (how
+// an increment reads its result). nullopt for RT_NONE.
+std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowChange& change,
+                                 const versions::StoredRow& after,
+                                 const model::VersionOptions& options, int64_t now_ms);
+
 // The version condition and columns of a GetRow, GetRange or BatchGetRow table entry.
 template <typename Request>
 Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op) {

@@ -82,9 +82,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   if (meta.primary_key_size() < 1 || size_t(meta.primary_key_size()) > kMaxPrimaryKeyColumns) {
     return Error::Validation("The number of primary key columns must be in range: [1, 4].");
   }
-  if (req.index_metas_size() > 0 || meta.index_meta_size() > 0) {
-    return Error::Validation("Secondary indexes are not supported by ttlstore.");
-  }
+
   if (req.has_stream_spec() && req.stream_spec().enable_stream()) {
     return Error::Validation("Streams are not supported by ttlstore's Tablestore API.");
   }
@@ -112,6 +110,17 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
   }
   if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
+  if (req.index_metas_size() > 0 || meta.index_meta_size() > 0) {
+    // T12's option checks first, so a misconfigured table learns what an index needs.
+    if (ts.options.max_versions != 1) {
+      return Error::Validation("The max versions of a table with indexes must be 1.");
+    }
+    if (ts.options.time_to_live != -1 && ts.options.allow_update) {
+      return Error::Validation(
+          "A table with indexes and a time to live must set allow_update to false.");
+    }
+    return Error::Validation("Secondary indexes are not supported by ttlstore.");
+  }
   // The DynamoDB-side fields of the descriptor: the first key column stands for the hash key
   // (only background tasks that walk every table look at it).
   model::ValueType first = ts.primary_key[0].type == model::PkType::kInteger ? model::ValueType::kN
