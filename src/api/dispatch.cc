@@ -66,6 +66,8 @@ ApiResponse FromError(const Error& error, std::string operation) {
 
 }  // namespace
 
+ApiResponse ErrorResponse(const Error& error) { return FromError(error, ""); }
+
 ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body) {
   Handler handler = nullptr;
   std::string_view operation;

@@ -35,6 +35,9 @@ struct ApiResponse {
   std::string error_message;
 };
 
+// The response for a request refused before dispatch (e.g. by authentication).
+ApiResponse ErrorResponse(const Error& error);
+
 // Handles one request. `target` is the X-Amz-Target header value.
 ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body);
 

@@ -43,6 +43,15 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "TrimmedDataAccessException", "TrimmedDataAccessException"};
     case ErrorCode::kRequestTooLarge:
       return {413, DDB "RequestEntityTooLarge", "RequestEntityTooLarge"};
+    case ErrorCode::kUnrecognizedClient:
+      return {400, CORAL "UnrecognizedClientException", "UnrecognizedClientException"};
+    case ErrorCode::kInvalidSignature:
+      return {400, CORAL "InvalidSignatureException", "InvalidSignatureException"};
+    case ErrorCode::kMissingAuthenticationToken:
+      return {400, CORAL "MissingAuthenticationTokenException",
+              "MissingAuthenticationTokenException"};
+    case ErrorCode::kIncompleteSignature:
+      return {400, CORAL "IncompleteSignatureException", "IncompleteSignatureException"};
     case ErrorCode::kInternal:
       return {500, DDB "InternalServerError", "InternalServerError"};
   }

@@ -40,6 +40,14 @@ enum class ErrorCode {
   kExpiredIterator,
   // A stream read asked for records past the retention period. HTTP 400.
   kTrimmedDataAccess,
+  // Authentication (SigV4): the access key is unknown. HTTP 400.
+  kUnrecognizedClient,
+  // Authentication: the signature does not match, or its date is too far from now. HTTP 400.
+  kInvalidSignature,
+  // Authentication: the request carries no signature at all. HTTP 400.
+  kMissingAuthenticationToken,
+  // Authentication: the signature is malformed (a part is missing). HTTP 400.
+  kIncompleteSignature,
   // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.
   kInternal,
 };

@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include "common/clock.h"
 #include "tablestore/front_end.h"
 
 #include <spdlog/spdlog.h>
@@ -165,7 +166,8 @@ class Session : public std::enable_shared_from_this<Session> {
       HandleTablestore(req, target, operation, outcome);
     } else if (req.method() == http::verb::post && json_type) {
       api_call = true;
-      api::ApiResponse r = api::Dispatch(server_.services_, req["X-Amz-Target"], req.body());
+      api::ApiResponse r = Authenticate(req, target);
+      if (r.error_type.empty()) r = api::Dispatch(server_.services_, req["X-Amz-Target"], req.body());
       status_ = r.http_status;
       content_type_ =
           content_type == "application/json" ? "application/json" : "application/x-amz-json-1.0";
@@ -193,6 +195,28 @@ class Session : public std::enable_shared_from_this<Session> {
       server_.metrics_.RecordRequest(operation, outcome, seconds);
     }
     Write(with_ids);
+  }
+
+  // SigV4 check of a DynamoDB API request; an empty error_type means it may proceed.
+  api::ApiResponse Authenticate(const http::request<http::string_body>& req,
+                                std::string_view target) {
+    api::ApiResponse r;
+    const auth::SigV4Verifier* verifier = server_.options_.sigv4;
+    if (!verifier) return r;
+    auth::HeaderPairs headers;
+    for (const auto& field : req) {
+      headers.emplace_back(std::string_view(field.name_string().data(), field.name_string().size()),
+                           std::string_view(field.value().data(), field.value().size()));
+    }
+    std::string_view method(req.method_string().data(), req.method_string().size());
+    auth::SignedRequest signed_request{method, target, headers, req.body()};
+    Status ok = verifier->Verify(signed_request, SystemClock().NowMs());
+    if (ok) return r;
+    r = api::ErrorResponse(ok.error());
+    std::string_view op = req["X-Amz-Target"];
+    r.operation = std::string(op.substr(op.find('.') == std::string_view::npos ? op.size()
+                                                                              : op.find('.') + 1));
+    return r;
   }
 
   // /<Action> where the action is a capitalized word (the Tablestore protocol); other methods

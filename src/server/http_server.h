@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api/dispatch.h"
+#include "auth/sigv4.h"
 #include "tablestore/services.h"
 #include "common/result.h"
 #include "server/metrics.h"
@@ -31,6 +32,9 @@ struct ServerOptions {
   size_t max_body_bytes = 16u << 20;
   // A keep-alive connection with no request for this long is closed.
   int idle_timeout_seconds = 300;
+  // Verifies the SigV4 signature of every DynamoDB API request; null: any signature is
+  // accepted (the local emulators' behaviour; main.cc allows that on loopback only).
+  const auth::SigV4Verifier* sigv4 = nullptr;
 };
 
 class HttpServer {

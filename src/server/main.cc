@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "api/dispatch.h"
+#include "auth/sigv4.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
@@ -35,10 +36,16 @@ struct ServeFlags {
   std::string log_level = "info";
   ttlstore::ttl::SweeperOptions sweeper;
   std::string credentials_file;
+  bool insecure = false;
   int64_t clock_start_ms = 0;
   int64_t tablestore_min_ttl = 86400;
   int64_t version_purge_interval_s = 3600;
 };
+
+// Whether `host` only reaches this machine.
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
 
 int Serve(const ServeFlags& flags) {
   using namespace ttlstore;
@@ -69,14 +76,26 @@ int Serve(const ServeFlags& flags) {
     clock_holder = std::make_unique<SystemClock>();
   }
   const Clock& clock = *clock_holder;
-  std::optional<tablestore::Credentials> credentials;
+  std::optional<auth::Credentials> credentials;
   if (!flags.credentials_file.empty()) {
-    auto loaded = tablestore::Credentials::Load(flags.credentials_file);
+    auto loaded = auth::Credentials::Load(flags.credentials_file);
     if (!loaded) {
       spdlog::error("event=startup_failed message=\"{}\"", loaded.error().message());
       return 1;
     }
     credentials = std::move(*loaded);
+  } else if (!IsLoopback(flags.server.host) && !flags.insecure) {
+    spdlog::error("event=startup_failed message=\"refusing to listen on {} without "
+                  "--credentials: anyone who can reach it could read and change every table. "
+                  "Give --credentials FILE, or --insecure to accept unsigned requests anyway\"",
+                  flags.server.host);
+    return 2;
+  }
+  std::optional<auth::SigV4Verifier> sigv4;
+  ServeFlags effective = flags;
+  if (credentials) {
+    sigv4.emplace(*credentials);
+    effective.server.sigv4 = &*sigv4;
   }
   ops::TableCatalog catalog(**store, clock);
   if (Status s = catalog.Load(); !s) {
@@ -145,7 +164,7 @@ int Serve(const ServeFlags& flags) {
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
   streams::Trimmer stream_trimmer(items.streams());
-  server::HttpServer http(flags.server, services, &tablestore_services, metrics);
+  server::HttpServer http(effective.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
@@ -241,9 +260,11 @@ int main(int argc, char** argv) {
                     "(default: 25)")
       ->check(CLI::Range(1, 100));
   serve->add_option("--credentials", flags.credentials_file,
-                    "File of access keys, one 'ACCESS_KEY_ID SECRET' per line: Tablestore "
-                    "requests must be signed by one of them (default: none, any key and "
-                    "signature accepted)");
+                    "File of access keys, one 'ACCESS_KEY_ID SECRET' per line: every request "
+                    "(DynamoDB SigV4, Tablestore) must be signed by one of them (default: none, "
+                    "any key and signature accepted, loopback only)");
+  serve->add_flag("--insecure", flags.insecure,
+                  "Allow listening on a non-loopback address without --credentials");
   serve->add_option("--tablestore-min-ttl", flags.tablestore_min_ttl,
                     "Smallest Tablestore table TTL in seconds other than -1 (default: 86400, "
                     "the service's; lower it for local testing)")

@@ -11,10 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "auth/credentials.h"
 #include "common/result.h"
 #include "tablestore/ots_error.h"
 
 namespace ttlstore::tablestore {
+
+using auth::Credentials;
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -35,18 +38,6 @@ std::string ResponseAuthorization(const std::string& access_key_id, const std::s
 Result<int64_t> ParseOtsDate(std::string_view date);
 // "2020-09-09T08:37:11.680000Z" (microseconds, as the service sends).
 std::string FormatOtsDate(int64_t ms);
-
-// The operator's access keys: one "ACCESS_KEY_ID SECRET" per line, '#' comments.
-class Credentials {
- public:
-  static Result<Credentials> Load(const std::string& path);
-  static Result<Credentials> Parse(std::string_view text);
-  const std::string* SecretFor(std::string_view access_key_id) const;
-  size_t size() const { return secrets_.size(); }
-
- private:
-  std::unordered_map<std::string, std::string> secrets_;
-};
 
 // How far x-ots-date may be from the server's clock.
 inline constexpr int64_t kMaxClockSkewMs = 15 * 60 * 1000;
