@@ -11,6 +11,8 @@ packages=(
   libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   # the Tablestore front end's protobuf messages
   protobuf-compiler libprotobuf-dev
+  # the libFuzzer targets (fuzz/), built with clang under ASan and UBSan
+  clang libclang-rt-14-dev
   # real clients for the end-to-end tests
   python3 python3-boto3 python3-pytest awscli
   # used by tests and scripts

@@ -26,5 +26,8 @@ fi
 echo "== Tablestore end-to-end tests (node --test, official tablestore SDK)"
 TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/tablestore/
 
+echo "== fuzzing the parsers of untrusted input (fuzz/run.sh, 60 s per target)"
+bash fuzz/run.sh "${TTLSTORE_FUZZ_SECONDS:-60}"
+
 echo "== benchmark tooling smoke test (bench/smoke.sh)"
 bash bench/smoke.sh

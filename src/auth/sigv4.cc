@@ -236,6 +236,10 @@ Result<Authorization> FromQuery(const Params& params) {
     if (e->empty() || *end != '\0' || v < 0) {
       return Incomplete("X-Amz-Expires must be non-negative");
     }
+    // The service's bound; it also keeps expires * 1000 from overflowing (found by fuzzing).
+    if (v > 604800) {
+      return Incomplete("X-Amz-Expires must be less than a week (in seconds) that is 604800");
+    }
     a.expires_s = v;
   }
   return a;

@@ -106,6 +106,20 @@ TEST_F(SigV4Test, RefusesWithTheServiceErrors) {
   EXPECT_EQ(bad.error().code(), ErrorCode::kIncompleteSignature);
 }
 
+// Regression (found by fuzz/sigv4_fuzzer.cc): a huge X-Amz-Expires overflowed expires * 1000.
+TEST_F(SigV4Test, PresignedExpiresIsBoundedToAWeek) {
+  HeaderPairs h = {{"Host", "h"}};
+  std::string target =
+      "/?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1"
+      "%2Fdynamodb%2Faws4_request&X-Amz-Date=20150830T123600Z&X-Amz-Expires="
+      "35555555555555555555500&X-Amz-SignedHeaders=host&X-Amz-Signature=abc";
+  auto r = verifier_->Verify({"POST", target, h, "{}"}, kSignedAt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kIncompleteSignature);
+  EXPECT_EQ(r.error().message(),
+            "X-Amz-Expires must be less than a week (in seconds) that is 604800");
+}
+
 TEST_F(SigV4Test, DerivedKeysAreCached) {
   std::string a = verifier_->SigningKey(kSecret, "20150830", "us-east-1", "iam");
   std::string b = verifier_->SigningKey(kSecret, "20150830", "us-east-1", "iam");
