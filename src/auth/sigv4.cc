@@ -338,7 +338,8 @@ std::string SigV4Verifier::SigningKey(const std::string& secret, std::string_vie
   return k;
 }
 
-Status SigV4Verifier::Verify(const SignedRequest& r, int64_t now_ms) const {
+Status SigV4Verifier::Verify(const SignedRequest& r, int64_t now_ms,
+                             std::string* access_key_id) const {
   std::string_view target = r.target;
   size_t q = target.find('?');
   Params params = ParseQuery(q == std::string_view::npos ? "" : target.substr(q + 1));
@@ -360,6 +361,7 @@ Status SigV4Verifier::Verify(const SignedRequest& r, int64_t now_ms) const {
   }
   const std::string* secret = credentials_.SecretFor(scope[0]);
   if (!secret) return Unrecognized();
+  if (access_key_id) *access_key_id = scope[0];
 
   int64_t signed_ms = ParseAmzDate(a.amz_date);
   if (signed_ms < 0) {

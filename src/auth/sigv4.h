@@ -38,8 +38,10 @@ class SigV4Verifier {
  public:
   explicit SigV4Verifier(const Credentials& credentials) : credentials_(credentials) {}
 
-  // Ok, or the error the service answers. `now_ms`: the server's wall clock.
-  Status Verify(const SignedRequest& request, int64_t now_ms) const;
+  // Ok, or the error the service answers. `now_ms`: the server's wall clock. On success
+  // `*access_key_id` (if given) names the key that signed.
+  Status Verify(const SignedRequest& request, int64_t now_ms,
+                std::string* access_key_id = nullptr) const;
 
   // Exposed for tests: the canonical request and the hex signature over it.
   static std::string CanonicalRequest(const SignedRequest& request,

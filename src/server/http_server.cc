@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include "api/authorize.h"
 #include "common/clock.h"
 #include "tablestore/front_end.h"
 
@@ -210,7 +211,12 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     std::string_view method(req.method_string().data(), req.method_string().size());
     auth::SignedRequest signed_request{method, target, headers, req.body()};
-    Status ok = verifier->Verify(signed_request, SystemClock().NowMs());
+    std::string access_key_id;
+    Status ok = verifier->Verify(signed_request, SystemClock().NowMs(), &access_key_id);
+    if (ok && server_.options_.policies) {
+      ok = api::Authorize(*server_.options_.policies, access_key_id, req["X-Amz-Target"],
+                          req.body(), server_.services_.region, server_.services_.account_id);
+    }
     if (ok) return r;
     r = api::ErrorResponse(ok.error());
     std::string_view op = req["X-Amz-Target"];

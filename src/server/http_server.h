@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api/dispatch.h"
+#include "auth/policy.h"
 #include "auth/sigv4.h"
 #include "tablestore/services.h"
 #include "common/result.h"
@@ -35,6 +36,8 @@ struct ServerOptions {
   // Verifies the SigV4 signature of every DynamoDB API request; null: any signature is
   // accepted (the local emulators' behaviour; main.cc allows that on loopback only).
   const auth::SigV4Verifier* sigv4 = nullptr;
+  // What each access key may do (with sigv4 only); null: every verified key may do anything.
+  const auth::PolicySet* policies = nullptr;
 };
 
 class HttpServer {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "api/authorize.h"
 #include "api/dispatch.h"
 #include "auth/sigv4.h"
 #include "check/consistency.h"
@@ -36,6 +37,7 @@ struct ServeFlags {
   std::string log_level = "info";
   ttlstore::ttl::SweeperOptions sweeper;
   std::string credentials_file;
+  std::string policies_file;
   bool insecure = false;
   int64_t clock_start_ms = 0;
   int64_t tablestore_min_ttl = 86400;
@@ -92,10 +94,25 @@ int Serve(const ServeFlags& flags) {
     return 2;
   }
   std::optional<auth::SigV4Verifier> sigv4;
+  std::optional<auth::PolicySet> policies;
   ServeFlags effective = flags;
   if (credentials) {
     sigv4.emplace(*credentials);
     effective.server.sigv4 = &*sigv4;
+  }
+  if (!flags.policies_file.empty()) {
+    if (!credentials) {
+      spdlog::error("event=startup_failed message=\"--policies needs --credentials: policies "
+                    "name access keys, and only signed requests have one\"");
+      return 2;
+    }
+    auto loaded = api::LoadPolicies(flags.policies_file);
+    if (!loaded) {
+      spdlog::error("event=startup_failed message=\"{}\"", loaded.error().message());
+      return 1;
+    }
+    policies = std::move(*loaded);
+    effective.server.policies = &*policies;
   }
   ops::TableCatalog catalog(**store, clock);
   if (Status s = catalog.Load(); !s) {
@@ -263,6 +280,10 @@ int main(int argc, char** argv) {
                     "File of access keys, one 'ACCESS_KEY_ID SECRET' per line: every request "
                     "(DynamoDB SigV4, Tablestore) must be signed by one of them (default: none, "
                     "any key and signature accepted, loopback only)");
+  serve->add_option("--policies", flags.policies_file,
+                    "JSON file of IAM-like statements per access key (Allow/Deny, dynamodb:* "
+                    "actions, table ARN patterns, dynamodb:Attributes conditions); keys not "
+                    "listed are unrestricted. Needs --credentials");
   serve->add_flag("--insecure", flags.insecure,
                   "Allow listening on a non-loopback address without --credentials");
   serve->add_option("--tablestore-min-ttl", flags.tablestore_min_ttl,
