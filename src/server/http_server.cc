@@ -57,11 +57,13 @@ class Session;
 
 // One thread's share of the connections: its io_context and the sessions living on it.
 struct Worker {
-  explicit Worker(int idle_timeout_seconds)
-      : ioc(1), idle_check(ioc), idle_timeout(std::chrono::seconds(idle_timeout_seconds)) {}
+  Worker(int idle_timeout_seconds, int request_timeout_seconds)
+      : ioc(1), idle_check(ioc), idle_timeout(std::chrono::seconds(idle_timeout_seconds)),
+        request_timeout(std::chrono::seconds(request_timeout_seconds)) {}
   net::io_context ioc;
   net::steady_timer idle_check;
   Clock::duration idle_timeout;
+  Clock::duration request_timeout;
   std::unordered_set<Session*> sessions;  // touched only on this worker's thread
 };
 
@@ -74,7 +76,8 @@ class HttpServer::Impl {
     int n = options_.threads > 0 ? options_.threads
                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (int i = 0; i < n; ++i) {
-      workers_.push_back(std::make_unique<Worker>(options_.idle_timeout_seconds));
+      workers_.push_back(std::make_unique<Worker>(options_.idle_timeout_seconds,
+                                                  options_.request_timeout_seconds));
     }
     acceptor_.emplace(workers_[0]->ioc);
     signals_.emplace(workers_[0]->ioc, SIGINT, SIGTERM);
@@ -99,6 +102,7 @@ class HttpServer::Impl {
   std::optional<tcp::acceptor> acceptor_;
   std::optional<net::signal_set> signals_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> rejected_connections_{0};
   std::mutex sessions_mu_;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
 };
@@ -128,7 +132,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // Called by the worker's idle check: closes the connection if it has waited for (or been
   // receiving) a request for longer than the idle timeout.
   void CloseIfIdle(Clock::time_point now) {
-    if (!busy_ && now - last_active_ > worker_.idle_timeout) Close();
+    if (busy_) return;
+    // Bytes of a request have arrived: from then on the request timeout applies. The check runs
+    // on this session's thread, so reading the parser and buffer here is safe.
+    if (parser_ && (parser_->got_some() || buffer_.size() > 0)) {
+      if (receiving_since_ == Clock::time_point{}) receiving_since_ = now;
+      if (now - receiving_since_ > worker_.request_timeout) {
+        spdlog::info("event=request_timeout message=\"closing a connection whose request did not "
+                     "arrive whole in time\"");
+        Close();
+      }
+      return;
+    }
+    if (now - last_active_ > worker_.idle_timeout) Close();
   }
 
  private:
@@ -138,6 +154,7 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(server_.options_.max_body_bytes);
     last_active_ = Clock::now();
+    receiving_since_ = {};
     http::async_read(socket_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
@@ -331,6 +348,8 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Clock::time_point last_active_ = Clock::now();
+  // When the first bytes of the request being read were seen (zero: none yet).
+  Clock::time_point receiving_since_{};
   bool busy_ = false;  // a request is being handled or its response written
   bool closed_ = false;
   // The response being written.
@@ -376,8 +395,22 @@ void HttpServer::Impl::DoAccept() {
       if (stopping()) return;
       spdlog::warn("event=accept_error message=\"{}\"", ec.message());
     } else {
-      socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(std::move(socket), w, *this)->Start();
+      size_t open;
+      {
+        std::lock_guard<std::mutex> lock(sessions_mu_);
+        open = sessions_.size();
+      }
+      if (open >= options_.max_connections) {
+        // A flood of connections is bounded: refuse at once rather than queue without end.
+        rejected_connections_.fetch_add(1, std::memory_order_relaxed);
+        if (rejected_connections_.load() % 1000 == 1) {
+          spdlog::warn("event=connection_refused open={} max={}", open, options_.max_connections);
+        }
+        socket.close(ec);
+      } else {
+        socket.set_option(tcp::no_delay(true), ec);
+        std::make_shared<Session>(std::move(socket), w, *this)->Start();
+      }
     }
     DoAccept();
   });

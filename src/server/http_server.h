@@ -33,6 +33,10 @@ struct ServerOptions {
   size_t max_body_bytes = 16u << 20;
   // A keep-alive connection with no request for this long is closed.
   int idle_timeout_seconds = 300;
+  // A request must arrive whole within this long of its first byte (slow-loris defence).
+  int request_timeout_seconds = 30;
+  // Connections beyond this many are closed as soon as they are accepted.
+  size_t max_connections = 10000;
   // Verifies the SigV4 signature of every DynamoDB API request; null: any signature is
   // accepted (the local emulators' behaviour; main.cc allows that on loopback only).
   const auth::SigV4Verifier* sigv4 = nullptr;

@@ -261,6 +261,16 @@ int main(int argc, char** argv) {
                   "loss; slower). Without it, writes survive a process crash.");
   serve->add_option("--threads", flags.server.threads,
                     "Threads serving connections (default: 0 = one per core)");
+  serve->add_option("--idle-timeout-seconds", flags.server.idle_timeout_seconds,
+                    "Close a keep-alive connection after this long without a request (default: 300)")
+      ->check(CLI::Range(1, 86400));
+  serve->add_option("--request-timeout-seconds", flags.server.request_timeout_seconds,
+                    "Close a connection whose request has not arrived whole this long after its "
+                    "first byte: slow-loris defence (default: 30)")
+      ->check(CLI::Range(1, 3600));
+  serve->add_option("--max-connections", flags.server.max_connections,
+                    "Connections beyond this many are closed on accept (default: 10000)")
+      ->check(CLI::Range(1, 1000000));
   serve->add_option("--block-cache-mb", flags.block_cache_mb,
                     "RocksDB block cache size in MiB (default: 64)");
   serve->add_option("--ttl-sweep-interval-ms", flags.sweeper.interval_ms,
