@@ -9,6 +9,15 @@
 namespace ttlstore::auth {
 namespace {
 
+// A statement without a condition.
+Statement Plain(bool allow, std::vector<std::string> actions, std::vector<std::string> resources) {
+  Statement s;
+  s.allow = allow;
+  s.actions = std::move(actions);
+  s.resources = std::move(resources);
+  return s;
+}
+
 const std::string kArn = "arn:aws:dynamodb:us-east-1:000000000000:table/";
 
 TEST(Policy, GlobMatch) {
@@ -24,8 +33,8 @@ TEST(Policy, GlobMatch) {
 
 TEST(Policy, ExplicitDenyWinsAndUnlistedKeysAreFree) {
   PolicySet p;
-  p.Set("ops", {{true, {"dynamodb:*"}, {"*"}},
-                {false, {"dynamodb:UpdateTimeToLive"}, {"*"}}});
+  p.Set("ops", {Plain(true, {"dynamodb:*"}, {"*"}),
+                Plain(false, {"dynamodb:UpdateTimeToLive"}, {"*"})});
   EXPECT_EQ(p.Evaluate("ops", {"dynamodb:GetItem", {kArn + "t"}, {}}).verdict, Verdict::kAllow);
   auto d = p.Evaluate("ops", {"dynamodb:UpdateTimeToLive", {kArn + "t"}, {}});
   EXPECT_EQ(d.verdict, Verdict::kExplicitDeny);
@@ -36,7 +45,7 @@ TEST(Policy, ExplicitDenyWinsAndUnlistedKeysAreFree) {
 
 TEST(Policy, ImplicitDenyOnEveryResourceNotAllowed) {
   PolicySet p;
-  p.Set("reader", {{true, {"dynamodb:GetItem", "dynamodb:BatchGetItem"}, {kArn + "Sessions"}}});
+  p.Set("reader", {Plain(true, {"dynamodb:GetItem", "dynamodb:BatchGetItem"}, {kArn + "Sessions"})});
   EXPECT_EQ(p.Evaluate("reader", {"dynamodb:GetItem", {kArn + "Sessions"}, {}}).verdict,
             Verdict::kAllow);
   EXPECT_EQ(p.Evaluate("reader", {"dynamodb:PutItem", {kArn + "Sessions"}, {}}).verdict,
@@ -50,7 +59,7 @@ TEST(Policy, AttributeConditions) {
   Statement deny_ttl{false, {"dynamodb:PutItem", "dynamodb:UpdateItem"}, {"*"},
                      Statement::AttributeCondition::kAnyOf, {"ExpirationTime"}};
   PolicySet p;
-  p.Set("app", {{true, {"dynamodb:*"}, {"*"}}, deny_ttl});
+  p.Set("app", {Plain(true, {"dynamodb:*"}, {"*"}), deny_ttl});
   using S = std::set<std::string>;
   EXPECT_EQ(p.Evaluate("app", {"dynamodb:PutItem", {kArn + "t"}, S{"pk", "v"}}).verdict,
             Verdict::kAllow);
