@@ -126,7 +126,8 @@ int Serve(const ServeFlags& flags) {
   ops::RowOps rows(**store, clock);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,
-                                           flags.tablestore_min_ttl};
+                                           flags.tablestore_min_ttl,
+                                           policies ? &*policies : nullptr};
   ops::RowPurgeScheduler purge_scheduler(**store, catalog,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   ops::IdempotencyCache tokens(clock);

@@ -25,6 +25,8 @@ OtsError ToOtsError(const Error& error) {
       return {404, "OTSObjectNotExist", "Requested table does not exist."};
     case ErrorCode::kResourceInUse:
       return {409, "OTSObjectAlreadyExist", "Requested table already exists."};
+    case ErrorCode::kAccessDenied:
+      return {403, "OTSNoPermissionAccess", m};
     case ErrorCode::kLimitExceeded:
       return {403, "OTSQuotaExhausted", m};
     case ErrorCode::kRequestTooLarge:

@@ -112,7 +112,12 @@ HttpResponse HandleRequest(const Services& s, std::string_view method, std::stri
   if (it == Handlers().end()) {
     SetError(ParameterInvalid("Unsupported operation: " + std::string(action) + "."), r);
   } else {
-    Result<std::string> out = it->second(s, body);
+    // The handlers see who calls and what, for the caller's policies.
+    Services call = s;
+    call.access_key_id = access_key_id;
+    call.instance = HeaderValue(headers, "x-ots-instancename");
+    call.action = action;
+    Result<std::string> out = it->second(call, body);
     if (out) {
       r.body = std::move(*out);
     } else {

@@ -43,7 +43,10 @@ std::string Serialize(const Message& message) {
   message.SerializePartialToString(&out);
   return out;
 }
-// The Tablestore table named `name`, or OTSObjectNotExist.
+// The Tablestore table named `name`, or OTSObjectNotExist; OTSNoPermissionAccess if the
+// caller's policies do not allow the request's action on it.
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name);
+// Ok if the caller may perform the request's action on table `name` ("*" for ListTable).
+Status AuthorizeTable(const Services& s, const std::string& name);
 
 }  // namespace ttlstore::tablestore

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "auth/credentials.h"
+#include "auth/policy.h"
 #include "common/clock.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
@@ -19,6 +21,13 @@ struct Services {
   const auth::Credentials* credentials = nullptr;
   // The smallest table TTL in seconds besides -1 (the service's is one day; lower for testing).
   int64_t min_time_to_live = 86400;
+  // What each access key may do ("ots:<Action>" on acs:ots:... table resources); null: anything.
+  const auth::PolicySet* policies = nullptr;
+
+  // Per request, on the front end's copy of these services: the caller and the operation.
+  std::string_view access_key_id;
+  std::string_view instance;
+  std::string_view action;
 };
 
 }  // namespace ttlstore::tablestore

@@ -1,6 +1,7 @@
 // CreateTable, UpdateTable, DescribeTable, ListTable, DeleteTable (T1, T7, T9, T10, T13).
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "tablestore/handlers.h"
 #include "tablestore/tablestore.pb.h"
@@ -65,7 +66,21 @@ void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetai
 
 }  // namespace
 
+Status AuthorizeTable(const Services& s, const std::string& name) {
+  std::string key(s.access_key_id);
+  if (!s.policies || !s.policies->Restricts(key)) return Status::Ok();
+  std::string resource = name == "*" ? "*"
+                                     : "acs:ots:*:*:instance/" + std::string(s.instance) +
+                                           "/table/" + name;
+  std::string action = "ots:" + std::string(s.action);
+  auth::Decision d = s.policies->Evaluate(key, {action, {resource}, std::set<std::string>{}});
+  if (d.verdict == auth::Verdict::kAllow) return Status::Ok();
+  return Error(ErrorCode::kAccessDenied, "You have no permission to perform " + action +
+                                             " on resource " + resource + ".");
+}
+
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name) {
+  RETURN_IF_ERROR(AuthorizeTable(s, name));
   ops::TablePtr t = s.catalog.Find(name, ops::Front::kTablestore);
   if (!t) return Error::ResourceNotFound("Requested table does not exist.");
   return t;
@@ -76,6 +91,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(ParseMessage(body, &req));
   if (!req.has_table_meta()) return Error::Validation("Missing table meta.");
   const auto& meta = req.table_meta();
+  RETURN_IF_ERROR(AuthorizeTable(s, meta.table_name()));
   if (!ValidName(meta.table_name())) {
     return Error::Validation("Invalid table name: '" + meta.table_name() + "'.");
   }
@@ -139,6 +155,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
 Result<std::string> UpdateTable(const Services& s, std::string_view body) {
   pb::UpdateTableRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
   if (!req.has_table_options() && !req.has_reserved_throughput()) {
     return Error::Validation("No parameter is specified in table options.");
   }
@@ -201,6 +218,7 @@ Result<std::string> DescribeTable(const Services& s, std::string_view body) {
 Result<std::string> ListTable(const Services& s, std::string_view body) {
   pb::ListTableRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
+  RETURN_IF_ERROR(AuthorizeTable(s, "*"));
   pb::ListTableResponse resp;
   auto list = s.catalog.List(std::nullopt, SIZE_MAX, ops::Front::kTablestore);
   for (auto& name : list.names) resp.add_table_names(std::move(name));
@@ -210,6 +228,7 @@ Result<std::string> ListTable(const Services& s, std::string_view body) {
 Result<std::string> DeleteTable(const Services& s, std::string_view body) {
   pb::DeleteTableRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
   auto gone = s.catalog.Delete(req.table_name(), ops::Front::kTablestore);
   if (!gone) return gone.error();
   return Serialize(pb::DeleteTableResponse());
