@@ -17,6 +17,8 @@ packages=(
   python3 python3-boto3 python3-pytest awscli
   # used by tests and scripts
   curl iproute2 procps
+  # test certificates for the TLS listener (test/e2e/test_tls.py)
+  openssl
 )
 
 missing=()

@@ -112,6 +112,16 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
     std::string r = Str(req, "ResourceArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
   }
+  if (op == "DescribeBackup" || op == "DeleteBackup") {
+    std::string r = Str(req, "BackupArn");
+    return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
+  }
+  if (op == "RestoreTableFromBackup") {
+    // As in IAM: the backup read, and the table it creates.
+    std::string r = Str(req, "BackupArn");
+    return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}},
+            {action, {arn(Str(req, "TargetTableName"))}, std::set<std::string>{}}};
+  }
   if (op == "DescribeStream" || op == "GetShardIterator") {
     std::string r = Str(req, "StreamArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};

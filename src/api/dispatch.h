@@ -11,6 +11,10 @@
 #include "ops/multi_item_ops.h"
 #include "ops/table_ops.h"
 
+namespace ttlstore::backup {
+class Backups;
+}  // namespace ttlstore::backup
+
 namespace ttlstore::api {
 
 // What every handler may use. Built once at start-up.
@@ -23,6 +27,8 @@ struct Services {
   std::string account_id = "000000000000";
   // Runs UpdateTable's index backfills and drops in the background (null: run them inline).
   index::IndexBuilder* index_builder = nullptr;
+  // On-demand backups and restores (null: the backup operations are unknown operations).
+  backup::Backups* backups = nullptr;
 };
 
 struct ApiResponse {

@@ -52,6 +52,16 @@ WireError ToWire(ErrorCode code) {
               "MissingAuthenticationTokenException"};
     case ErrorCode::kIncompleteSignature:
       return {400, CORAL "IncompleteSignatureException", "IncompleteSignatureException"};
+    case ErrorCode::kTableNotFound:
+      return {400, DDB "TableNotFoundException", "TableNotFoundException"};
+    case ErrorCode::kTableAlreadyExists:
+      return {400, DDB "TableAlreadyExistsException", "TableAlreadyExistsException"};
+    case ErrorCode::kBackupNotFound:
+      return {400, DDB "BackupNotFoundException", "BackupNotFoundException"};
+    case ErrorCode::kBackupInUse:
+      return {400, DDB "BackupInUseException", "BackupInUseException"};
+    case ErrorCode::kStorageUnavailable:
+      return {500, DDB "InternalServerError", "InternalServerError"};
     case ErrorCode::kInternal:
       return {500, DDB "InternalServerError", "InternalServerError"};
   }

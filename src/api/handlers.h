@@ -46,6 +46,13 @@ Result<std::string> TransactGetItems(const Services&, const rapidjson::Value&);
 Result<std::string> UpdateTimeToLive(const Services&, const rapidjson::Value&);
 Result<std::string> DescribeTimeToLive(const Services&, const rapidjson::Value&);
 
+// On-demand backups (backup_api.cc).
+Result<std::string> CreateBackup(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeBackup(const Services&, const rapidjson::Value&);
+Result<std::string> ListBackups(const Services&, const rapidjson::Value&);
+Result<std::string> DeleteBackup(const Services&, const rapidjson::Value&);
+Result<std::string> RestoreTableFromBackup(const Services&, const rapidjson::Value&);
+
 // PartiQL (partiql/partiql_api.cc).
 Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);
 Result<std::string> BatchExecuteStatement(const Services&, const rapidjson::Value&);

@@ -92,13 +92,28 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
     w.Key("LatestStreamArn");
     WriteString(w, TableArn(s, t.name) + "/stream/" + label);
   }
+  if (t.restore) {
+    w.Key("RestoreSummary");
+    w.StartObject();
+    w.Key("SourceBackupArn");
+    WriteString(w, t.restore->source_backup_arn);
+    w.Key("SourceTableArn");
+    WriteString(w, t.restore->source_table_arn);
+    w.Key("RestoreDateTime");
+    w.Double(static_cast<double>(t.restore->restore_time_ms) / 1000.0);
+    w.Key("RestoreInProgress");
+    w.Bool(t.restore->in_progress);
+    w.EndObject();
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(t.deletion_protection);
   w.EndObject();
 }
 
-// UPDATING while an index is being built (the table stays readable and writable), else ACTIVE.
+// CREATING while a restore loads the table, UPDATING while an index is being built (the table
+// stays readable and writable), else ACTIVE.
 const char* TableStatusOf(const model::TableDescriptor& t) {
+  if (t.restore && t.restore->in_progress) return "CREATING";
   for (const auto& ix : t.indexes) {
     if (ix.status == model::IndexStatus::kCreating) return "UPDATING";
   }

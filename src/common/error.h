@@ -48,6 +48,17 @@ enum class ErrorCode {
   kMissingAuthenticationToken,
   // Authentication: the signature is malformed (a part is missing). HTTP 400.
   kIncompleteSignature,
+  // Backups: the source table of CreateBackup does not exist. HTTP 400.
+  kTableNotFound,
+  // Backups: the target table of a restore exists already. HTTP 400.
+  kTableAlreadyExists,
+  // Backups: no backup has this ARN. HTTP 400.
+  kBackupNotFound,
+  // Backups: another backup operation (a restore from it) is under way. HTTP 400.
+  kBackupInUse,
+  // The data dir cannot take writes now (disk full, read-only file system); the message says
+  // which and is shown to the client. Reads still work. HTTP 500 InternalServerError.
+  kStorageUnavailable,
   // Storage failed (I/O error, corruption); the message is for the log. HTTP 500.
   kInternal,
 };

@@ -69,6 +69,17 @@ struct Tag {
   std::string value;
 };
 
+// How a table made by RestoreTableFromBackup (or `ttlstore restore`) came to be: DescribeTable's
+// RestoreSummary. Persisted.
+struct RestoreSummary {
+  std::string source_backup_arn;
+  std::string source_table_arn;
+  int64_t restore_time_ms = 0;
+  // Items are still being loaded (TableStatus CREATING). A table found so at start-up is the
+  // remains of a restore a stop interrupted, and is dropped (backup/backups.h).
+  bool in_progress = false;
+};
+
 struct TableDescriptor {
   // Internal id, unique for the life of the data dir; prefixes every key of the table's items.
   uint32_t id = 0;
@@ -103,6 +114,8 @@ struct TableDescriptor {
   // Set for a table created through the Tablestore front end: its rows are versioned cells in
   // the `rows` family, and the DynamoDB API refuses it (docs/compatibility.md).
   std::optional<TablestoreSchema> tablestore;
+  // Set on a restored table.
+  std::optional<RestoreSummary> restore;
 
   // The enabled stream, or nullptr: the only thing the write path looks at.
   const StreamInfo* enabled_stream() const {

@@ -1,6 +1,7 @@
 #include "server/http_server.h"
 
 #include "api/authorize.h"
+#include "server/transport.h"
 #include "common/clock.h"
 #include "tablestore/front_end.h"
 
@@ -84,6 +85,7 @@ class HttpServer::Impl {
   }
 
   Status Listen();
+  Status LoadTls();
   void Run();
   void Stop();
   void DoAccept();
@@ -101,6 +103,9 @@ class HttpServer::Impl {
   size_t next_worker_ = 0;  // round-robin for new connections; touched only by the acceptor
   std::optional<tcp::acceptor> acceptor_;
   std::optional<net::signal_set> signals_;
+  // Set by Listen() when the listener speaks TLS; shared by every connection (OpenSSL's
+  // SSL_CTX is safe to use from several threads once configured).
+  std::optional<net::ssl::context> tls_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> rejected_connections_{0};
   std::mutex sessions_mu_;
@@ -111,14 +116,25 @@ class HttpServer::Impl {
 // of it runs on its worker's thread.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, Worker& worker, HttpServer::Impl& server)
+  Session(Transport&& socket, Worker& worker, HttpServer::Impl& server)
       : socket_(std::move(socket)), worker_(worker), server_(server) {}
 
   void Start() {
     server_.Register(shared_from_this());
     net::post(worker_.ioc, [self = shared_from_this()] {
       self->worker_.sessions.insert(self.get());
-      self->DoRead();
+      // The handshake counts as receiving a request: a client that stalls in it is closed
+      // after the request timeout, like a slow-loris.
+      self->handshaking_ = true;
+      self->receiving_since_ = Clock::now();
+      self->socket_.async_accept_handshake([self](beast::error_code ec) {
+        self->handshaking_ = false;
+        if (ec) {
+          spdlog::debug("event=tls_handshake_failed message=\"{}\"", ec.message());
+          return self->Close();
+        }
+        self->DoRead();
+      });
     });
   }
 
@@ -133,6 +149,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // receiving) a request for longer than the idle timeout.
   void CloseIfIdle(Clock::time_point now) {
     if (busy_) return;
+    if (handshaking_) {
+      if (now - receiving_since_ > worker_.request_timeout) Close();
+      return;
+    }
     // Bytes of a request have arrived: from then on the request timeout applies. The check runs
     // on this session's thread, so reading the parser and buffer here is safe.
     if (parser_ && (parser_->got_some() || buffer_.size() > 0)) {
@@ -335,14 +355,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     if (closed_) return;
     closed_ = true;
-    beast::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    socket_.Close();
     worker_.sessions.erase(this);
     server_.Unregister(this);
   }
 
-  tcp::socket socket_;
+  Transport socket_;
   Worker& worker_;
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
@@ -351,6 +369,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // When the first bytes of the request being read were seen (zero: none yet).
   Clock::time_point receiving_since_{};
   bool busy_ = false;  // a request is being handled or its response written
+  bool handshaking_ = false;  // the TLS handshake (or, on plain TCP, its no-op) is under way
   bool closed_ = false;
   // The response being written.
   unsigned version_ = 11;
@@ -372,7 +391,41 @@ void HttpServer::Impl::Unregister(Session* s) {
   sessions_.erase(s);
 }
 
+// TLS 1.2 and 1.3 only, with OpenSSL's default cipher list; the certificate file may hold the
+// chain after the leaf.
+Status HttpServer::Impl::LoadTls() {
+  if (options_.tls_cert_file.empty() && options_.tls_key_file.empty()) return Status::Ok();
+  if (options_.tls_cert_file.empty() || options_.tls_key_file.empty()) {
+    return Error::Validation("TLS needs both --tls-cert and --tls-key");
+  }
+  tls_.emplace(net::ssl::context::tls_server);
+  tls_->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                    net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                    net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
+  beast::error_code ec;
+  tls_->use_certificate_chain_file(options_.tls_cert_file, ec);
+  if (ec) {
+    return Error::Validation("cannot load the TLS certificate " + options_.tls_cert_file + ": " +
+                             ec.message());
+  }
+  tls_->use_private_key_file(options_.tls_key_file, net::ssl::context::pem, ec);
+  if (ec && ec.message().find("mismatch") != std::string::npos) {
+    return Error::Validation("the TLS private key " + options_.tls_key_file +
+                             " does not match the certificate " + options_.tls_cert_file);
+  }
+  if (ec) {
+    return Error::Validation("cannot load the TLS private key " + options_.tls_key_file + ": " +
+                             ec.message());
+  }
+  if (SSL_CTX_check_private_key(tls_->native_handle()) != 1) {
+    return Error::Validation("the TLS private key " + options_.tls_key_file +
+                             " does not match the certificate " + options_.tls_cert_file);
+  }
+  return Status::Ok();
+}
+
 Status HttpServer::Impl::Listen() {
+  if (Status s = LoadTls(); !s) return s;
   beast::error_code ec;
   auto address = net::ip::make_address(options_.host, ec);
   if (ec) return Error::Validation("invalid --host '" + options_.host + "': " + ec.message());
@@ -409,7 +462,8 @@ void HttpServer::Impl::DoAccept() {
         socket.close(ec);
       } else {
         socket.set_option(tcp::no_delay(true), ec);
-        std::make_shared<Session>(std::move(socket), w, *this)->Start();
+        Transport transport = tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket));
+        std::make_shared<Session>(std::move(transport), w, *this)->Start();
       }
     }
     DoAccept();
@@ -470,6 +524,7 @@ HttpServer::HttpServer(ServerOptions options, const api::Services& services,
 HttpServer::~HttpServer() = default;
 Status HttpServer::Listen() { return impl_->Listen(); }
 uint16_t HttpServer::port() const { return impl_->acceptor_->local_endpoint().port(); }
+bool HttpServer::tls() const { return impl_->tls_.has_value(); }
 void HttpServer::Run() { impl_->Run(); }
 void HttpServer::Stop() { impl_->Stop(); }
 

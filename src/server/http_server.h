@@ -40,6 +40,10 @@ struct ServerOptions {
   // Verifies the SigV4 signature of every DynamoDB API request; null: any signature is
   // accepted (the local emulators' behaviour; main.cc allows that on loopback only).
   const auth::SigV4Verifier* sigv4 = nullptr;
+  // PEM files of the certificate (chain) and private key: when both are set the listener speaks
+  // TLS only (https), for both front ends and /health, /metrics.
+  std::string tls_cert_file;
+  std::string tls_key_file;
   // What each access key may do (with sigv4 only); null: every verified key may do anything.
   const auth::PolicySet* policies = nullptr;
 };
@@ -55,6 +59,8 @@ class HttpServer {
   Status Listen();
   // The bound port (after Listen).
   uint16_t port() const;
+  // Whether the listener speaks TLS (after Listen).
+  bool tls() const;
   // Serves until SIGINT/SIGTERM or Stop(); returns once every connection has closed.
   void Run();
   // Thread-safe; may be called from any thread or a signal handler's executor.

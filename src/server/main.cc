@@ -11,6 +11,8 @@
 #include "api/authorize.h"
 #include "api/dispatch.h"
 #include "auth/sigv4.h"
+#include "backup/backups.h"
+#include "cli/backup_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
@@ -42,6 +44,7 @@ struct ServeFlags {
   int64_t clock_start_ms = 0;
   int64_t tablestore_min_ttl = 86400;
   int64_t version_purge_interval_s = 3600;
+  std::string backup_dir;
 };
 
 // Whether `host` only reaches this machine.
@@ -120,6 +123,14 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   ops::ItemOps items(**store);
+  // A restore a stop interrupted left a partial table: drop it (backup/backups.h).
+  backup::DropAbandonedRestores(catalog);
+  backup::Backups backups(**store, catalog, items, clock,
+                          flags.backup_dir.empty() ? flags.data_dir + "/backups" : flags.backup_dir);
+  if (Status s = backups.Load(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
   // The Tablestore model: versioned rows, their purge, and the front end's services.
   ops::PurgeCounters purge_counters;
   (*store)->SetRowPurger(std::make_shared<ops::RowPurger>(catalog, clock, purge_counters));
@@ -132,6 +143,7 @@ int Serve(const ServeFlags& flags) {
                                          std::chrono::seconds(flags.version_purge_interval_s));
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
+  services.backups = &backups;
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, items.locks(), catalog);
   services.index_builder = &index_builder;
@@ -190,8 +202,9 @@ int Serve(const ServeFlags& flags) {
   // Scripts and tests wait for this line, so it is written whatever the log level.
   auto listening = spdlog::level::info;
   if (spdlog::get_level() > listening) spdlog::set_level(listening);
-  spdlog::info("event=listening address=http://{}:{} data_dir={} sync={}", flags.server.host,
-               http.port(), flags.data_dir, flags.sync);
+  spdlog::info("event=listening address={}://{}:{} data_dir={} sync={}",
+               http.tls() ? "https" : "http", flags.server.host, http.port(), flags.data_dir,
+               flags.sync);
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   sweeper.Start();
@@ -295,8 +308,18 @@ int main(int argc, char** argv) {
                     "JSON file of IAM-like statements per access key (Allow/Deny, dynamodb:* "
                     "actions, table ARN patterns, dynamodb:Attributes conditions); keys not "
                     "listed are unrestricted. Needs --credentials");
+  serve->add_option("--tls-cert", flags.server.tls_cert_file,
+                    "PEM certificate (optionally followed by its chain): with --tls-key, the "
+                    "listener speaks HTTPS only (TLS 1.2+)")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--tls-key", flags.server.tls_key_file,
+                    "PEM private key of --tls-cert")
+      ->check(CLI::ExistingFile);
   serve->add_flag("--insecure", flags.insecure,
                   "Allow listening on a non-loopback address without --credentials");
+  serve->add_option("--backup-dir", flags.backup_dir,
+                    "Folder of the on-demand backups (CreateBackup, `ttlstore backup`) "
+                    "(default: <data-dir>/backups)");
   serve->add_option("--tablestore-min-ttl", flags.tablestore_min_ttl,
                     "Smallest Tablestore table TTL in seconds other than -1 (default: 86400, "
                     "the service's; lower it for local testing)")
@@ -318,6 +341,7 @@ int main(int argc, char** argv) {
   check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
+  ttlstore::cli::AddBackupCommands(app, &cli_exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

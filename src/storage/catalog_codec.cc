@@ -27,8 +27,20 @@ enum Tag : uint64_t {
   kDroppedIndexId = 18, // varint, repeated
   // 19: reserved for the indexes feature. 20-24: streams.
   kStream = 20,         // nested StreamTag fields, repeated, oldest first
+  kRestore = 25,        // nested RestoreTag fields: how a restored table came to be
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
 };
+
+// Fields inside a kRestore payload; persisted.
+enum RestoreTag : uint64_t {
+  kRestoreBackupArn = 1,
+  kRestoreTableArn = 2,
+  kRestoreTimeMs = 3,     // varint
+  kRestoreInProgress = 4, // varint 0/1
+};
+
+std::string EncodeRestore(const model::RestoreSummary& r);
+bool DecodeRestore(std::string_view in, model::RestoreSummary* r);
 
 // Fields inside a kTablestore payload; persisted.
 enum TablestoreTag : uint64_t {
@@ -205,6 +217,37 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
   return true;
 }
 
+std::string EncodeRestore(const model::RestoreSummary& r) {
+  std::string out;
+  PutField(&out, kRestoreBackupArn, r.source_backup_arn);
+  PutField(&out, kRestoreTableArn, r.source_table_arn);
+  PutVarintField(&out, kRestoreTimeMs, static_cast<uint64_t>(r.restore_time_ms));
+  PutVarintField(&out, kRestoreInProgress, r.in_progress ? 1 : 0);
+  return out;
+}
+
+bool DecodeRestore(std::string_view in, model::RestoreSummary* r) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    switch (tag) {
+      case kRestoreBackupArn: r->source_backup_arn.assign(p); break;
+      case kRestoreTableArn: r->source_table_arn.assign(p); break;
+      case kRestoreTimeMs:
+        if (!GetVarintPayload(p, &v)) return false;
+        r->restore_time_ms = static_cast<int64_t>(v);
+        break;
+      case kRestoreInProgress:
+        if (!GetVarintPayload(p, &v)) return false;
+        r->in_progress = v != 0;
+        break;
+      default: break;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
@@ -234,6 +277,7 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   for (uint32_t id : t.dropped_index_ids) PutVarintField(&out, kDroppedIndexId, id);
   for (const auto& st : t.streams) PutField(&out, kStream, EncodeStream(st));
   if (t.tablestore) PutField(&out, kTablestore, EncodeTablestore(*t.tablestore));
+  if (t.restore) PutField(&out, kRestore, EncodeRestore(*t.restore));
   return out;
 }
 
@@ -276,6 +320,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
         break;
       case kStream: ok = DecodeStream(p, &t.streams.emplace_back()); break;
       case kTablestore: ok = DecodeTablestore(p, &t.tablestore.emplace()); break;
+      case kRestore: ok = DecodeRestore(p, &t.restore.emplace()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

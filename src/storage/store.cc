@@ -7,12 +7,17 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <chrono>
 #include <mutex>
+#include <optional>
+
+#include <spdlog/spdlog.h>
 
 #include "common/coding.h"
 #include "storage/catalog_codec.h"
 #include "storage/expiry_key.h"
 #include "storage/key_codec.h"
+#include "storage/rocksdb_logger.h"
 
 namespace ttlstore::storage {
 namespace {
@@ -142,6 +147,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
   db_options.max_background_jobs = 2;
+  db_options.info_log = NewRocksDbLogger();
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
@@ -172,8 +178,18 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"rows", rows_options},
   };
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(rocksdb::DBOptions(db_options), options.path, families, &store->handles_, &db);
+  rocksdb::Status s;
+  if (options.read_only) {
+    // Every file is opened up front and kept open: a running server's compactions may delete
+    // them, and an open descriptor still reads a deleted file.
+    db_options.max_open_files = -1;
+    db_options.create_if_missing = false;
+    s = rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(db_options), options.path, families,
+                                     &store->handles_, &db);
+  } else {
+    s = rocksdb::DB::Open(rocksdb::DBOptions(db_options), options.path, families, &store->handles_,
+                          &db);
+  }
   if (!s.ok()) return Error::Internal("cannot open data dir " + options.path + ": " + s.ToString());
   store->db_.reset(db);
   store->meta_ = store->handles_[0];
@@ -199,11 +215,61 @@ Status Store::Convert(const void* status, const char* what) const {
   return Error::Internal(std::string(what) + ": " + s.ToString());
 }
 
+namespace {
+
+// What a client is told when the data dir cannot take a write; nullopt for other failures.
+std::optional<std::string> UnavailableReason(const rocksdb::Status& s) {
+  if (!s.IsIOError()) return std::nullopt;
+  if (s.IsNoSpace() || s.ToString().find("No space left") != std::string::npos) {
+    return "Internal server error: the data directory is full (no space left on device); "
+           "writes resume once space is freed";
+  }
+  if (s.ToString().find("Read-only file system") != std::string::npos ||
+      s.ToString().find("Permission denied") != std::string::npos) {
+    return "Internal server error: the data directory is not writable (read-only file system or "
+           "permissions); writes resume once it is";
+  }
+  return "Internal server error: the data directory failed a write (I/O error); writes resume "
+         "once the storage recovers";
+}
+
+}  // namespace
+
+// After a failed write RocksDB refuses every write until resumed (it cannot know whether the
+// cause is gone). A write that finds it so tries DB::Resume, at most once a second across all
+// threads, so writes come back on their own once space is freed or the disk is writable again.
+bool Store::TryResume() {
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now().time_since_epoch()).count();
+  int64_t last = last_resume_ms_.load();
+  if (now - last < 1000 || !last_resume_ms_.compare_exchange_strong(last, now)) return false;
+  rocksdb::Status s = db_->Resume();
+  if (s.ok()) {
+    spdlog::warn("event=storage_recovered message=\"the data dir takes writes again\"");
+    return true;
+  }
+  return false;
+}
+
 Status Store::Write(WriteBatch& batch) {
   batch.FlushStats();
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   rocksdb::Status s = db_->Write(wo, batch.batch_.get());
+  if (s.ok()) return Status::Ok();
+  if (s.IsIOError() && TryResume()) {
+    s = db_->Write(wo, batch.batch_.get());
+    if (s.ok()) return Status::Ok();
+  }
+  if (auto reason = UnavailableReason(s)) {
+    // Logged once per burst (the resume attempts are rate limited the same way).
+    uint64_t n = ++unavailable_writes_;
+    if ((n & (n - 1)) == 0) {
+      spdlog::error("event=write_refused_storage count={} reason=\"{}\" status=\"{}\"", n, *reason,
+                    s.ToString());
+    }
+    return Error(ErrorCode::kStorageUnavailable, *reason);
+  }
   return Convert(&s, "write failed");
 }
 

@@ -20,6 +20,7 @@
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -52,6 +53,9 @@ struct StoreOptions {
   bool sync = false;
   // LRU block cache shared by all families. Default: 64 MiB.
   size_t block_cache_bytes = 64u << 20;
+  // Opens a view of the data dir as it is now, for reading only, even while a server has it
+  // open (`ttlstore backup`). Writes fail.
+  bool read_only = false;
 };
 
 // RocksDB's background work, for /metrics and for benchmarks that wait for a quiet store.
@@ -191,7 +195,11 @@ class Store {
                                      std::string upper, bool reverse,
                                      const std::string* start_after) const;
 
+  bool TryResume();
+
   StoreOptions options_;
+  std::atomic<int64_t> last_resume_ms_{0};      // steady clock, for TryResume's rate limit
+  std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;

@@ -31,6 +31,8 @@ OtsError ToOtsError(const Error& error) {
       return {403, "OTSQuotaExhausted", m};
     case ErrorCode::kRequestTooLarge:
       return {413, "OTSRequestBodyTooLarge", m};
+    case ErrorCode::kStorageUnavailable:
+      return {503, "OTSServerUnavailable", m};
     case ErrorCode::kInternal:
       spdlog::error("event=tablestore_internal_error message=\"{}\"", m);
       return {500, "OTSInternalServerError", "Internal server error."};

@@ -29,7 +29,7 @@ ACCESS_KEY = "AKIDEXAMPLE"
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 
 STARTUP_TIMEOUT = 10.0
-LISTENING_RE = re.compile(r"event=listening address=http://127\.0\.0\.1:(\d+)")
+LISTENING_RE = re.compile(r"event=listening address=https?://127\.0\.0\.1:(\d+)")
 
 _name_counter = itertools.count()
 

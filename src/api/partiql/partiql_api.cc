@@ -93,6 +93,7 @@ std::string BatchCode(const Error& e) {
     case ErrorCode::kLimitExceeded:
       return "RequestLimitExceeded";
     case ErrorCode::kInternal:
+    case ErrorCode::kStorageUnavailable:
       return "InternalServerError";
     default:
       return "ValidationError";
