@@ -34,6 +34,11 @@ Result<expr::Placeholders> DecodePlaceholders(const rapidjson::Value& req) {
         return Error::Validation(
             "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + key);
       }
+      if (value.size() > 65535) {
+        return Error::Validation(
+            "ExpressionAttributeNames contains invalid value: Attribute name is too large, must "
+            "be less than 65536 bytes for key " + key);
+      }
       ph.names.emplace(std::move(key), std::move(value));
     }
   }

@@ -111,6 +111,21 @@ std::optional<std::string> FirstReservedWord(CondExpr& root) {
   return found;
 }
 
+// Operators and functions in the expression: every comparison, BETWEEN, IN, AND, OR, NOT and
+// function call counts one (the service's count, measured against DynamoDB Local: n conditions
+// joined by n-1 ORs count 2n-1). Stops counting past the limit.
+size_t CountOperators(const CondExpr& node) {
+  size_t n = node.kind == Kind::kCall ? 0 : 1;
+  for (const Operand& op : node.operands) {
+    ForEachCall(op, [&](const Operand&) { ++n; });
+  }
+  for (const CondExpr& child : node.children) {
+    if (n > kMaxOperators) break;
+    n += CountOperators(child);
+  }
+  return n;
+}
+
 std::string OperandTypeMessage(const std::string& function, const std::string& type) {
   return "Incorrect operand type for operator or function; operator or function: " + function +
          ", operand type: " + type;
@@ -228,6 +243,11 @@ std::optional<std::string> TypeError(const CondExpr& leaf) {
 
 Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholders& ph) {
   CondExpr& root = parsed->root;
+  if (CountOperators(root) > kMaxOperators) {
+    // The service stops at the first operator past the limit, so it always reports 301.
+    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
+                                       std::to_string(kMaxOperators + 1));
+  }
   if (parsed->redundant_parens) {
     return InvalidExpression(kind, "The expression has redundant parentheses;");
   }

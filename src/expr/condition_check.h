@@ -24,6 +24,8 @@ namespace ttlstore::expr {
 
 // DynamoDB's limit on the operands of IN (the developer guide: "up to 100 values").
 inline constexpr size_t kMaxInOperands = 100;
+// Operators and functions one condition expression may hold.
+inline constexpr size_t kMaxOperators = 300;
 
 // Checks `parsed` and resolves its placeholders in place. Errors are "Invalid <kind>: ...".
 Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholders& ph);

@@ -181,6 +181,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnRead(beast::error_code ec, size_t) {
     if (ec == http::error::body_limit) return WriteTooLarge();
+    if (ec == http::error::header_limit) return WriteHeadersTooLarge();
     if (ec) return Close();  // end of stream, idle timeout, reset, shutdown
     busy_ = true;
     Handle(parser_->get());
@@ -313,6 +314,17 @@ class Session : public std::enable_shared_from_this<Session> {
             R"({"__type":"com.amazonaws.dynamodb.v20120810#RequestEntityTooLarge",)"
             R"("message":"Request must be smaller than 16777216 bytes for the operation"})");
     server_.metrics_.RecordRequest("", "RequestEntityTooLarge", 0);
+    Write(false);
+  }
+
+  // Headers past kMaxHeaderBytes: answered (431, then closed) rather than dropped, so a client
+  // sees why.
+  void WriteHeadersTooLarge() {
+    busy_ = true;
+    version_ = 11;
+    keep_alive_ = false;
+    Respond(431, "text/plain", "Request header fields too large (limit: 65536 bytes)\n");
+    server_.metrics_.RecordRequest("", "RequestHeaderFieldsTooLarge", 0);
     Write(false);
   }
 

@@ -125,6 +125,27 @@ def test_body_over_16_mib_is_413(server):
     assert status_line.startswith(b"HTTP/1.1 413"), data[:200]
 
 
+@pytest.mark.parametrize("header_bytes,status", [(60_000, b"400"), (70_000, b"431")])
+def test_headers_over_64_kib_are_431_and_the_server_goes_on(server, header_bytes, status):
+    # Just under the cap the request reaches the API (and fails there: no such table); over it
+    # the server answers 431 and closes, instead of dropping the connection silently.
+    body = json.dumps({"TableName": "no_such_table_hdr"}).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall((
+            "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: {AMZ_JSON}\r\nX-Amz-Target: {TARGET}DescribeTable\r\n"
+            f"X-Padding: {'p' * header_bytes}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    assert data.split(b"\r\n", 1)[0].startswith(b"HTTP/1.1 " + status), data[:200]
+    assert raw_call(server.port, TARGET + "ListTables", "{}")[0] == 200
+
+
 def test_body_of_almost_16_mib_is_not_rejected_for_size(server):
     # A big but allowed body reaches the API layer (and fails there, on its content).
     body = json.dumps({"TableName": "no_such_table_big", "Padding": "x" * (15 * 1024 * 1024)})
