@@ -320,24 +320,26 @@ std::vector<BackupRecord> Backups::List() const {
   return out;
 }
 
-Result<BackupRecord> Backups::Find(const std::string& backup_arn) const {
-  std::lock_guard lock(mu_);
-  auto it = backups_.find(backup_arn);
+// The backup, looking in the folder again before saying it does not exist.
+std::map<std::string, BackupRecord>::iterator Backups::FindLocked(const std::string& arn) const {
+  auto it = backups_.find(arn);
   if (it == backups_.end()) {
     (void)ScanLocked();
-    it = backups_.find(backup_arn);
+    it = backups_.find(arn);
   }
+  return it;
+}
+
+Result<BackupRecord> Backups::Find(const std::string& backup_arn) const {
+  std::lock_guard lock(mu_);
+  auto it = FindLocked(backup_arn);
   if (it == backups_.end()) return BackupNotFound(backup_arn);
   return it->second;
 }
 
 Result<BackupRecord> Backups::Delete(const std::string& backup_arn) {
   std::lock_guard lock(mu_);
-  auto it = backups_.find(backup_arn);
-  if (it == backups_.end()) {
-    (void)ScanLocked();
-    it = backups_.find(backup_arn);
-  }
+  auto it = FindLocked(backup_arn);
   if (it == backups_.end()) return BackupNotFound(backup_arn);
   if (restoring_.count(backup_arn)) {
     return Error(ErrorCode::kBackupInUse,

@@ -107,6 +107,7 @@ class Backups {
 
  private:
   Status ScanLocked() const;  // REQUIRES: mu_
+  std::map<std::string, BackupRecord>::iterator FindLocked(const std::string& arn) const;
 
   storage::Store& store_;
   ops::TableCatalog& catalog_;
