@@ -10,6 +10,7 @@ moment, restarts it and checks:
 """
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -22,7 +23,8 @@ from e2e_util import check_data_dir, create_table, make_client
 TABLE = "crash_items"
 THREADS = 4
 LOAD_SECONDS = 3.0
-SEED = 20261122
+# TTLSTORE_CRASH_SEED runs other kill moments and write mixes (soak runs in a loop).
+SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261122))
 
 
 class KeyLog:

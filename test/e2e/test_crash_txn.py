@@ -15,6 +15,7 @@ SIGKILLs the server at a seeded random moment, restarts it and checks:
 """
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -26,7 +27,8 @@ from e2e_util import check_data_dir, make_client
 TABLE = "crash_txn"
 THREADS = 3
 LOAD_SECONDS = 3.0
-SEED = 7_2026_11
+# TTLSTORE_CRASH_SEED runs other kill moments and operation mixes (soak runs in a loop).
+SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 7_2026_11))
 
 
 class Log:
