@@ -1,11 +1,23 @@
 #include "api/expression_params.h"
 
 #include "api/request.h"
+#include "model/item_size.h"
 
 namespace ttlstore::api {
 namespace {
 
 std::string Key(const rapidjson::Value& name) { return {name.GetString(), name.GetStringLength()}; }
+
+// DynamoDB's limits on the substitution maps: a placeholder of at most 255 bytes, and 2 MB for
+// all names and values together (values sized as in an item).
+constexpr size_t kMaxPlaceholderBytes = 255;
+constexpr size_t kMaxSubstitutionBytes = 2u << 20;
+
+std::string KeyTooLong(const char* map, const std::string& key, bool with_size) {
+  return std::string(map) +
+         " contains invalid key: The expression attribute map contains a key that is too long;" +
+         (with_size ? " size of key: " + std::to_string(key.size()) : "");
+}
 
 std::string Unused(const auto& map, const std::set<std::string>& used) {
   std::string out;
@@ -19,6 +31,7 @@ std::string Unused(const auto& map, const std::set<std::string>& used) {
 
 Result<expr::Placeholders> DecodePlaceholders(const rapidjson::Value& req) {
   expr::Placeholders ph;
+  size_t substitution_bytes = 0;
   ASSIGN_OR_RETURN(names, OptObject(req, "ExpressionAttributeNames"));
   if (names) {
     if (names->ObjectEmpty()) return Error::Validation("ExpressionAttributeNames must not be empty");
@@ -29,6 +42,9 @@ Result<expr::Placeholders> DecodePlaceholders(const rapidjson::Value& req) {
       if (key.size() < 2 || key[0] != '#') {
         return Error::Validation(
             "ExpressionAttributeNames contains invalid key: Syntax error; key: \"" + key + "\"");
+      }
+      if (key.size() > kMaxPlaceholderBytes) {
+        return Error::Validation(KeyTooLong("ExpressionAttributeNames", key, true));
       }
       if (value.empty()) {
         return Error::Validation(
@@ -53,14 +69,25 @@ Result<expr::Placeholders> DecodePlaceholders(const rapidjson::Value& req) {
         return Error::Validation(
             "ExpressionAttributeValues contains invalid key: Syntax error; key: \"" + key + "\"");
       }
+      if (key.size() > kMaxPlaceholderBytes) {
+        // The service leaves the size off here, unlike for names.
+        return Error::Validation(KeyTooLong("ExpressionAttributeValues", key, false));
+      }
       auto v = DecodeAttributeValue(m.value);
       if (!v) {
         if (v.error().code() != ErrorCode::kValidation) return std::move(v).error();
+        // Too deep a document reads as it does in an item, without the placeholder's name.
+        if (v.error().message().starts_with("Nesting Levels")) return std::move(v).error();
         return Error::Validation("ExpressionAttributeValues contains invalid value: " +
                                  v.error().message() + " for key " + key);
       }
+      substitution_bytes += key.size() + model::ValueSize(*v);
       ph.values.emplace(std::move(key), std::move(*v));
     }
+  }
+  for (const auto& [key, name] : ph.names) substitution_bytes += key.size() + name.size();
+  if (substitution_bytes > kMaxSubstitutionBytes) {
+    return Error::Validation("ExpressionAttributeValues exceeds max size");
   }
   return ph;
 }

@@ -13,6 +13,7 @@ using model::AttributeValue;
 using model::ValueType;
 
 constexpr char kInvalid[] = "One or more parameter values were invalid: ";
+constexpr size_t kMaxAttributeNameBytes = 65535;
 
 std::string_view View(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
@@ -87,6 +88,11 @@ Result<model::Map> DecodeMap(const rapidjson::Value& json, int depth) {
   if (!json.IsObject()) return WrongJsonType("a map");
   model::Map map;
   for (const auto& member : json.GetObject()) {
+    // DynamoDB's attribute-name limits (the same as for ExpressionAttributeNames' values).
+    if (member.name.GetStringLength() == 0) return Error::Validation("Empty attribute name");
+    if (member.name.GetStringLength() > kMaxAttributeNameBytes) {
+      return Error::Validation("Attribute name is too large, must be less than 65536 bytes");
+    }
     auto v = Decode(member.value, depth);
     if (!v) return std::move(v).error();
     map.insert_or_assign(std::string(View(member.name)), std::move(*v));

@@ -105,6 +105,18 @@ Result<IndexSpec> DecodeIndex(const rapidjson::Value& ix, bool global, const std
         if (!a.IsString()) return Error::Serialization("Unexpected value type in NonKeyAttributes");
         spec.non_key_attributes.emplace_back(a.GetString(), a.GetStringLength());
       }
+      bool bad_name = false;
+      std::string rendered;
+      for (const std::string& n : spec.non_key_attributes) {
+        bad_name |= n.empty() || n.size() > 255;
+        rendered += (rendered.empty() ? "" : ", ") + n;
+      }
+      if (bad_name) {
+        c.Add("Value '[" + rendered + "]' at '" + at +
+              "projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy "
+              "constraint: [Member must have length less than or equal to 255, Member must have "
+              "length greater than or equal to 1]");
+      }
     }
   }
   if (global) {
@@ -263,6 +275,14 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
     }
     RETURN_IF_ERROR(CheckProjectionAndThroughput(spec, t->billing_mode));
     t->indexes.push_back(MakeIndex(spec, t));
+  }
+  // At most 100 attributes projected by name, summed over the indexes (a name in two indexes
+  // counts twice; ALL projects without naming, so it does not count).
+  size_t projected = 0;
+  for (const IndexSpec& spec : indexes) projected += spec.non_key_attributes.size();
+  if (projected > 100) {
+    return Error::Validation(std::string(kInvalid) +
+                             "Number of projected attributes in all indexes exceeds limit of 100");
   }
   if (local_count > 5) {
     return Error::Validation(std::string(kInvalid) +

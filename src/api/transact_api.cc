@@ -115,12 +115,14 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
       ASSIGN_OR_RETURN(item, DecodeItem(*item_json));
       a.item = std::move(item);
     }
-    // Key problems cancel the transaction rather than fail the request, as the service does.
+    // What the request alone shows to be wrong fails it: an empty key value, a Put over 400 KB.
+    RETURN_IF_ERROR(ops::CheckKeyNotEmpty(*table, a.item));
+    if (a.kind == Kind::kPut && model::ItemSize(a.item) > model::kMaxItemBytes) {
+      return Error::Validation("Item size has exceeded the maximum allowed size");
+    }
+    // Other key problems cancel the transaction rather than fail the request, as the service does.
     Status key_ok = a.kind == Kind::kPut ? ops::ValidateItemKey(*table, a.item)
                                          : ops::ValidateKey(*table, a.item);
-    if (key_ok && a.kind == Kind::kPut && model::ItemSize(a.item) > model::kMaxItemBytes) {
-      key_ok = Error::Validation("Item size has exceeded the maximum allowed size");
-    }
     if (key_ok && a.update) {
       for (const auto& path : a.update->TargetPaths()) {
         const std::string& top = path.front().name;
@@ -203,6 +205,7 @@ Result<std::string> TransactGetItems(const Services& s, const rapidjson::Value& 
       ASSIGN_OR_RETURN(key, DecodeItem(*key_json));
       g.key = std::move(key);
     }
+    RETURN_IF_ERROR(ops::CheckKeyNotEmpty(*table, g.key));
     if (Status ok = ops::ValidateKey(*table, g.key); !ok) {
       invalid[i] = {"ValidationError", ok.error().message(), std::nullopt};
       any_invalid = true;

@@ -184,6 +184,12 @@ Status CreateIndex(const UpdateRequest& u, const IndexSpec& spec, model::TableDe
     return Error::Validation(std::string(kInvalid) +
                              "GlobalSecondaryIndex count exceeds the per-table limit of 20");
   }
+  size_t projected = spec.non_key_attributes.size();
+  for (const auto& existing : t.indexes) projected += existing.non_key_attributes.size();
+  if (projected > 100) {
+    return Error::Validation(std::string(kInvalid) +
+                             "Number of projected attributes in all indexes exceeds limit of 100");
+  }
   model::SecondaryIndex ix = MakeIndex(spec, &t);
   ix.status = model::IndexStatus::kCreating;
   t.indexes.push_back(std::move(ix));

@@ -143,6 +143,26 @@ class Reducer {
   std::vector<KeyTerm> terms_;
 };
 
+// A key value no stored item could have: empty (S, B), or a sort-key operand over the 1024-byte
+// sort-key limit. The service refuses these rather than answer with nothing; it lets an
+// over-long partition-key value through (it simply matches no item).
+Status CheckKeyOperand(const model::KeyElement& key, const AttributeValue& v, bool is_hash) {
+  if (v.type() == model::ValueType::kN) return Status::Ok();
+  if (v.scalar().empty()) {
+    return Error::Validation(
+        std::string("One or more parameter values are not valid. The AttributeValue for a key "
+                    "attribute cannot contain an empty ") +
+        (v.type() == model::ValueType::kS ? "string" : "binary") + " value. Key: " + key.name);
+  }
+  constexpr size_t kMaxSortKeyBytes = 1024;  // as ops::kMaxSortKeyBytes
+  if (!is_hash && v.scalar().size() > kMaxSortKeyBytes) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Aggregated size of all range keys has "
+        "exceeded the size limit of 1024 bytes");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
@@ -179,6 +199,7 @@ Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::Key
             "schema type");
       }
     }
+    for (const AttributeValue& v : term->values) RETURN_IF_ERROR(CheckKeyOperand(*key, v, is_hash));
     if (is_hash) {
       if (term->op != SortOp::kEq) return Error::Validation("Query key condition not supported");
       out.partition = term->values[0];

@@ -1,5 +1,7 @@
 #include "model/item_size.h"
 
+#include <algorithm>
+
 
 namespace ttlstore::model {
 namespace {
@@ -57,6 +59,26 @@ size_t ItemSize(const Item& item) {
   size_t n = 0;
   for (const auto& [name, v] : item) n += name.size() + ValueSize(v);
   return n;
+}
+
+}  // namespace ttlstore::model
+
+namespace ttlstore::model {
+
+int NestingDepth(const AttributeValue& value) {
+  int deepest = 0;
+  if (value.type() == ValueType::kM) {
+    for (const auto& [name, v] : value.map()) deepest = std::max(deepest, 1 + NestingDepth(v));
+  } else if (value.type() == ValueType::kL) {
+    for (const auto& v : value.list()) deepest = std::max(deepest, 1 + NestingDepth(v));
+  }
+  return deepest;
+}
+
+int NestingDepth(const Item& item) {
+  int deepest = 0;
+  for (const auto& [name, v] : item) deepest = std::max(deepest, NestingDepth(v));
+  return deepest;
 }
 
 }  // namespace ttlstore::model

@@ -19,4 +19,11 @@ inline constexpr size_t kMaxItemBytes = 400 * 1024;
 size_t ValueSize(const AttributeValue& value);
 size_t ItemSize(const Item& item);
 
+// Documents nest at most 32 levels: a value may sit inside at most 31 maps and lists below its
+// top-level attribute. NestingDepth is that count for the deepest value (0 for a scalar, a set
+// or an empty map or list).
+inline constexpr int kMaxContainerDepth = 31;
+int NestingDepth(const AttributeValue& value);
+int NestingDepth(const Item& item);
+
 }  // namespace ttlstore::model

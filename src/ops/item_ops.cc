@@ -13,14 +13,19 @@ namespace {
 
 constexpr char kInvalid[] = "One or more parameter values were invalid: ";
 
-Status CheckKeyValue(const model::KeyElement& element, const model::AttributeValue& v,
-                     bool is_partition) {
+Status CheckNotEmpty(const model::KeyElement& element, const model::AttributeValue& v) {
   if (v.scalar().empty() && v.type() != model::ValueType::kN) {
     return Error::Validation(
         std::string("One or more parameter values are not valid. The AttributeValue for a key "
                     "attribute cannot contain an empty ") +
         (v.type() == model::ValueType::kS ? "string" : "binary") + " value. Key: " + element.name);
   }
+  return Status::Ok();
+}
+
+Status CheckKeyValue(const model::KeyElement& element, const model::AttributeValue& v,
+                     bool is_partition) {
+  RETURN_IF_ERROR(CheckNotEmpty(element, v));
   if (is_partition && v.scalar().size() > kMaxPartitionKeyBytes) {
     return Error::Validation(std::string(kInvalid) +
                              "Size of hashkey has exceeded the maximum size limit of2048 bytes");
@@ -46,6 +51,18 @@ model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item) 
   key.emplace(table.key.hash.name, item.at(table.key.hash.name));
   if (table.key.range) key.emplace(table.key.range->name, item.at(table.key.range->name));
   return key;
+}
+
+Status CheckKeyNotEmpty(const model::TableDescriptor& table, const model::Item& item_or_key) {
+  for (const model::KeyElement* element :
+       {&table.key.hash, table.key.range ? &*table.key.range : nullptr}) {
+    if (!element) continue;
+    auto it = item_or_key.find(element->name);
+    if (it != item_or_key.end() && it->second.type() == element->type) {
+      RETURN_IF_ERROR(CheckNotEmpty(*element, it->second));
+    }
+  }
+  return Status::Ok();
 }
 
 Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& item) {
@@ -168,6 +185,12 @@ Result<model::Item> ItemOps::Updated(const model::Item& key, const ReadOutcome& 
   if (update) RETURN_IF_ERROR(update->Apply(&item));
   if (model::ItemSize(item) > model::kMaxItemBytes) {
     return Error::Validation("Item size to update has exceeded the maximum allowed size");
+  }
+  // A SET into a nested path can deepen a document that each value alone kept within bounds.
+  if (update && model::NestingDepth(item) > model::kMaxContainerDepth) {
+    return Error::Validation(
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+        "beyond supported limit");
   }
   return item;
 }

@@ -49,6 +49,11 @@ Status ValidateItemKey(const model::TableDescriptor& table, const model::Item& i
 // GetItem/DeleteItem/UpdateItem's check of a Key: exactly the key attributes, right types.
 Status ValidateKey(const model::TableDescriptor& table, const model::Item& key);
 
+// Just the "not empty" part of the key checks, for an item or a Key whose key attributes may be
+// missing or mistyped (those are skipped). Inside a transaction an empty key value fails the
+// whole request, where the other key problems only cancel it.
+Status CheckKeyNotEmpty(const model::TableDescriptor& table, const model::Item& item_or_key);
+
 // The RocksDB key of an item (or of a Key). REQUIRES: the key attributes were validated.
 std::string EncodedKey(const model::TableDescriptor& table, const model::Item& item_or_key);
 
