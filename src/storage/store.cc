@@ -148,6 +148,10 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
   db_options.max_background_jobs = 2;
+  // Compactions run at the lowest CPU priority (nice 19): on a small machine they would otherwise
+  // take a core from request handling and show as latency spikes. Flushes keep the normal
+  // priority, so memtables still drain and writes do not stall behind them.
+  rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW);
   db_options.info_log = NewRocksDbLogger();
 
   rocksdb::BlockBasedTableOptions table_options;
