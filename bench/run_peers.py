@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -288,6 +289,26 @@ def run_loadgen(a, port, pid, workload, keys, connections, duration, warmup, ext
     return rows[-1]
 
 
+def wait_storage_quiet(port, limit_s=180.0):
+    """Waits until ttlstore's /metrics shows no flush, no compaction running and none pending, so
+    the next measurement is not billed for the load's background work. Returns the seconds waited
+    (None if it did not get quiet within limit_s)."""
+    start = time.time()
+    while time.time() - start < limit_s:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                text = r.read().decode()
+        except OSError:
+            return None
+        busy = [l for l in text.splitlines()
+                if l.startswith(("ttlstore_storage_running_", "ttlstore_storage_pending_"))
+                and float(l.split()[-1]) != 0]
+        if not busy:
+            return round(time.time() - start, 1)
+        time.sleep(0.5)
+    return None
+
+
 def bench_server(name, port, tmp, a, peers):
     log(f"{LABELS[name]}: starting on 127.0.0.1:{port}")
     srv = Server(name, port, tmp, a, peers)
@@ -317,6 +338,9 @@ def bench_server(name, port, tmp, a, peers):
             big = ["--table", "bench_range_big"]
             run_loadgen(a, port, srv.proc.pid, "query", a.big_query_keys, a.connections, 0.1, 0, big)
             time.sleep(a.settle)
+            waited = wait_storage_quiet(port)
+            res["big_query_quiet_wait_s"] = waited
+            log(f"  compactions after the big load: quiet after {waited} s more")
             r = run_loadgen(a, port, srv.proc.pid, "query", a.big_query_keys, a.connections,
                             a.duration, a.warmup, big + ["--preload", "0"])
             res["workloads"]["query-big"] = r
