@@ -162,6 +162,13 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table_options.cache_index_and_filter_blocks = true;
+  // Indexes and filters in partitions of ~4 KB, so they live in the block cache (memory stays
+  // bounded by it) without being costly to miss. One index block per file was hundreds of KB,
+  // compressed: a query on a table bigger than the cache spent most of its time decompressing
+  // index blocks that the data blocks had pushed out (snappy 31% of the profile).
+  table_options.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  table_options.partition_filters = true;
+  table_options.pin_top_level_index_and_filter = true;
   rocksdb::ColumnFamilyOptions cf_options(db_options);
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   cf_options.level_compaction_dynamic_level_bytes = true;
