@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
   # libraries
-  librocksdb-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
+  librocksdb-dev libjemalloc-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   # the Tablestore front end's protobuf messages
   protobuf-compiler libprotobuf-dev
