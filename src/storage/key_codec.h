@@ -20,6 +20,13 @@
 
 namespace ttlstore::storage {
 
+// Bytes of table id . hash at the front of every item key: one partition's items share them
+// (the `items` family's prefix filters are built over them).
+inline constexpr size_t kItemPrefixBytes = 8;
+// Bytes of table id . index id . hash at the front of every secondary-index entry key
+// (index/index_key.h): one index partition's entries share them.
+inline constexpr size_t kIndexPrefixBytes = 12;
+
 // Appends the order-preserving encoding of a key value (S, N or B).
 // REQUIRES: value is valid for its type (N canonical).
 void AppendKeyValue(std::string* out, const model::AttributeValue& value);

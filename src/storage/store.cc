@@ -4,6 +4,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -57,6 +58,11 @@ class StatsAddOperator : public rocksdb::AssociativeMergeOperator {
 };
 
 rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+
+// Whether every key in [lower, upper) shares its first `n` bytes.
+bool WithinOnePrefix(std::string_view lower, std::string_view upper, size_t n) {
+  return lower.size() >= n && upper.size() >= n && lower.substr(0, n) == upper.substr(0, n);
+}
 
 }  // namespace
 
@@ -183,6 +189,16 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   rocksdb::ColumnFamilyOptions items_options = cf_options;
   items_options.memtable_prefix_bloom_size_ratio = 0.02;
   items_options.memtable_whole_key_filtering = true;
+  // Item keys begin with table id . partition hash (key_codec.h): the filters of each file and
+  // memtable also hold these 8-byte prefixes, so a Query, which reads one partition, skips every
+  // file and memtable without it for one cached filter probe instead of an index and data block
+  // seek in each. That keeps a Query's cost from growing with the number of LSM levels, i.e. with
+  // the table (and the data dir) size. Iterators over other ranges read in total order (Scan).
+  items_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kItemPrefixBytes));
+  // The same for a Query on a secondary index: its entries begin with table id . index id .
+  // hash (index/index_key.h).
+  rocksdb::ColumnFamilyOptions indexes_options = cf_options;
+  indexes_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kIndexPrefixBytes));
 
   rocksdb::ColumnFamilyOptions stats_options = cf_options;
   stats_options.merge_operator = std::make_shared<StatsAddOperator>();
@@ -200,7 +216,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"items", items_options},
       {"stats", stats_options},
       {"expiry", cf_options},
-      {"indexes", cf_options},
+      {"indexes", indexes_options},
       {"streams", cf_options},
       {"rows", rows_options},
   };
@@ -414,6 +430,12 @@ std::unique_ptr<ItemIterator> Store::Scan(rocksdb::ColumnFamilyHandle* family, s
   // Bounds let RocksDB skip whole files and stop at the range end without a comparison here.
   ro.iterate_lower_bound = iter->lower_slice_.get();
   ro.iterate_upper_bound = iter->upper_slice_.get();
+  // Within one partition of `items` or `indexes` (a Query) the prefix filters may skip files;
+  // any wider range must be read in total order, or a seek would skip files lacking the first
+  // key's prefix.
+  size_t prefix = family == items_ ? kItemPrefixBytes : family == indexes_ ? kIndexPrefixBytes : 0;
+  ro.total_order_seek = !(prefix > 0 && WithinOnePrefix(iter->lower_, iter->upper_, prefix));
+  ro.prefix_same_as_start = !ro.total_order_seek;
   iter->it_.reset(db_->NewIterator(ro, family));
   rocksdb::Iterator* it = iter->it_.get();
   if (!reverse) {

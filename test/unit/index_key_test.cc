@@ -54,6 +54,10 @@ TEST(IndexKeyTest, LayoutIsTableIndexHashIndexKeyThenTableKey) {
   EXPECT_EQ(key, expected);
   EXPECT_EQ(key.rfind(IndexPartitionPrefix(7, 3, S("G")), 0), 0u);
   EXPECT_EQ(EntryHash(key), EntryHash(IndexPartitionPrefix(7, 3, S("G")) + "zz"));
+  // The `indexes` family's prefix filters cover table id . index id . hash.
+  EXPECT_GT(IndexPartitionPrefix(7, 3, S("G")).size(), storage::kIndexPrefixBytes);
+  EXPECT_EQ(key.substr(0, storage::kIndexPrefixBytes),
+            IndexPrefix(7, 3) + storage::PartitionPrefix(0, S("G")).substr(4, 4));
 }
 
 TEST(IndexKeyTest, SameIndexKeyDifferentItemsStayDistinctAndOrderedByIndexSortKey) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <vector>
 
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
@@ -62,6 +64,63 @@ TEST_F(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->item_count, 3);
   EXPECT_EQ(stats->size_bytes, 70);
+}
+
+// The items family filters files by partition prefix for reads inside one partition. A read
+// of a wider range, above all one resuming after a key (a Scan page), must still see every
+// file: here each partition's items are spread over several files, each file holding only
+// some partitions.
+TEST_F(StoreTest, PrefixFiltersSkipNothingAReadNeeds) {
+  auto key = [](int p, int s) {
+    auto sk = model::AttributeValue::Num(std::to_string(s));
+    return ItemKey(1, model::AttributeValue::String("p" + std::to_string(p)), &sk);
+  };
+  std::set<std::string> all;
+  for (int round = 0; round < 4; ++round) {
+    WriteBatch batch(*store_);
+    for (int p = round; p < 40; p += 4) {  // each round (file) holds a quarter of the partitions
+      for (int s = 0; s < 10; ++s) {
+        batch.PutItem(key(p, s), "v");
+        all.insert(key(p, s));
+      }
+    }
+    for (int s = 10; s < 12; ++s) {  // and a slice of partition 0 in every file
+      batch.PutItem(key(0, s + round * 2), "v");
+      all.insert(key(0, s + round * 2));
+    }
+    ASSERT_TRUE(store_->Write(batch).ok());
+    Reopen();  // flushes the memtable: one more file
+  }
+  auto read = [&](std::string lower, std::string upper, bool reverse, const std::string* after) {
+    std::vector<std::string> keys;
+    for (auto it = store_->ScanItems(std::move(lower), std::move(upper), reverse, after);
+         it->Valid(); it->Next()) {
+      keys.emplace_back(it->key());
+    }
+    return keys;
+  };
+  std::vector<std::string> sorted(all.begin(), all.end());
+  std::string table = TablePrefix(1), end = PrefixSuccessor(table);
+  EXPECT_EQ(read(table, end, false, nullptr), sorted);
+  // Resuming after every key, forward and backward, yields exactly the rest.
+  for (size_t i = 0; i < sorted.size(); i += 7) {
+    auto rest = read(table, end, false, &sorted[i]);
+    EXPECT_EQ(rest, std::vector<std::string>(sorted.begin() + i + 1, sorted.end())) << i;
+    auto before = read(table, end, true, &sorted[i]);
+    EXPECT_EQ(before.size(), i) << i;
+  }
+  // One partition, spread over all four files: all of it, in both directions, and no other.
+  std::string p0 = PartitionPrefix(1, model::AttributeValue::String("p0"));
+  auto forward = read(p0, PrefixSuccessor(p0), false, nullptr);
+  EXPECT_EQ(forward.size(), 18u);
+  auto backward = read(p0, PrefixSuccessor(p0), true, nullptr);
+  EXPECT_EQ(std::vector<std::string>(backward.rbegin(), backward.rend()), forward);
+  EXPECT_EQ(read(p0, PrefixSuccessor(p0), false, &forward[8]).size(), 9u);
+  EXPECT_EQ(read(p0, PrefixSuccessor(p0), true, &forward[8]).size(), 8u);
+  std::string p5 = PartitionPrefix(1, model::AttributeValue::String("p5"));
+  EXPECT_EQ(read(p5, PrefixSuccessor(p5), false, nullptr).size(), 10u);
+  std::string none = PartitionPrefix(1, model::AttributeValue::String("p99"));
+  EXPECT_TRUE(read(none, PrefixSuccessor(none), false, nullptr).empty());
 }
 
 TEST_F(StoreTest, DropTableRemovesOnlyThatTablesItems) {
