@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "api/expression_params.h"
+#include "api/json_parse.h"
 #include "expr/update.h"
 
 namespace ttlstore::api {
@@ -62,8 +63,7 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
     return "arn:aws:dynamodb:" + region + ":" + account_id + ":table/" + table;
   };
   rapidjson::Document req;
-  req.Parse(body.data(), body.size());
-  if (req.HasParseError() || !req.IsObject()) return {{action, {"*"}, std::nullopt}};
+  if (ParseJson(body, &req) != JsonParse::kOk || !req.IsObject()) return {{action, {"*"}, std::nullopt}};
 
   if (op == "BatchGetItem" || op == "BatchWriteItem") {
     Access a{action, {}, std::set<std::string>{}};
@@ -221,8 +221,7 @@ Result<auth::Statement> ParseStatement(const rapidjson::Value& v, const std::str
 
 Result<auth::PolicySet> ParsePolicies(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (ParseJson(json, &doc) != JsonParse::kOk || !doc.IsObject()) {
     return Error::Validation("the policy file must be a JSON object of access key -> statements");
   }
   auth::PolicySet set;

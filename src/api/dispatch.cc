@@ -4,6 +4,7 @@
 
 #include "api/errors.h"
 #include "api/handlers.h"
+#include "api/json_parse.h"
 
 namespace ttlstore::api {
 namespace {
@@ -89,10 +90,10 @@ ApiResponse Dispatch(const Services& services, std::string_view target, std::str
     return FromError(Error(ErrorCode::kUnknownOperation, ""), "");
   }
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (ParseJson(body, &doc) != JsonParse::kOk || !doc.IsObject()) {
     // The service answers a body it cannot parse (or an empty one) with a bare
-    // SerializationException: no message.
+    // SerializationException: no message. A body nested deeper than kMaxJsonDepth is one we do
+    // not parse (json_parse.h).
     return FromError(Error::Serialization(""), std::string(operation));
   }
   Result<std::string> result = handler(services, doc);

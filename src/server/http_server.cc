@@ -24,6 +24,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/thread.h"
+
 namespace ttlstore::server {
 namespace {
 
@@ -529,11 +531,12 @@ void HttpServer::Impl::Run() {
   });
   DoAccept();
   for (auto& w : workers_) ArmIdleCheck(*w);
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < workers_.size(); ++i) {
-    threads.emplace_back([w = workers_[i].get()] { w->ioc.run(); });
+  // Every worker, the first included, runs on a Thread of its own so that requests are served
+  // with a known stack (common/thread.h), whatever the main thread's stack limit is.
+  std::vector<Thread> threads;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    threads.emplace_back("http-" + std::to_string(i), [w = workers_[i].get()] { w->ioc.run(); });
   }
-  workers_[0]->ioc.run();
   for (auto& t : threads) t.join();
 }
 

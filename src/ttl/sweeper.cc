@@ -50,10 +50,7 @@ Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOp
 Sweeper::~Sweeper() { Stop(); }
 
 void Sweeper::Start() {
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "ttl-sweeper");  // shows in top -H and perf
-    Loop();
-  });
+  thread_ = Thread("ttl-sweeper", [this] { Loop(); });
 }
 
 void Sweeper::Stop() {

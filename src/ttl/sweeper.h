@@ -23,6 +23,7 @@
 
 #include "common/clock.h"
 #include "common/load_meter.h"
+#include "common/thread.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
 #include "ttl/ttl_stats.h"
@@ -88,7 +89,7 @@ class Sweeper {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  Thread thread_;
 };
 
 }  // namespace ttlstore::ttl

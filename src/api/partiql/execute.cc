@@ -5,6 +5,7 @@
 
 #include "api/base64.h"
 #include "api/item_common.h"
+#include "api/json_parse.h"
 #include "api/partiql/parser.h"
 #include "api/request.h"
 #include "expr/projection.h"
@@ -90,8 +91,7 @@ Result<TokenState> DecodeToken(const std::string& token, const std::string& fing
   auto json = Base64Decode(token);
   if (!json) return invalid;
   rapidjson::Document doc;
-  doc.Parse(json->data(), json->size());
-  if (doc.HasParseError() || !doc.IsObject()) return invalid;
+  if (ParseJson(*json, &doc) != JsonParse::kOk || !doc.IsObject()) return invalid;
   const rapidjson::Value* h = Field(doc, "h");
   const rapidjson::Value* i = Field(doc, "i");
   if (!h || !h->IsString() || !i || !i->IsUint64()) return invalid;
