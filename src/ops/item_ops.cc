@@ -155,7 +155,6 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
   streams_.AddRecord(batch, table, old.item ? &*old.item : nullptr, &item, /*service=*/false);
   if (table.ttl_enabled) {
     std::optional<int64_t> due = model::ExpiryDueMs(item, table.ttl_attribute);
-    if (due) NoteExpiryEntry(*due);
     if (due && *due >= model::kMillisecondsLikeSeconds * 1000) {
       uint64_t n = ++ms_like_ttl_writes_;
       // Logged at counts 1, 2, 4, 8, ...: visible at once, never a flood.

@@ -102,17 +102,6 @@ class ItemOps {
   // kMillisecondsLikeSeconds): such items never expire in practice, the most common TTL mistake.
   uint64_t ms_like_ttl_writes() const { return ms_like_ttl_writes_.load(); }
 
-  // The earliest due time of any expiry entry written since the last call (INT64_MAX if none),
-  // reset by the call. The sweeper skips the part of the index it has already emptied, and this
-  // tells it when a write put an entry back there (a TTL in the past). Writers call
-  // NoteExpiryEntry for every entry they add.
-  int64_t TakeEarliestNewDue() { return earliest_new_due_.exchange(INT64_MAX); }
-  void NoteExpiryEntry(int64_t due_ms) {
-    int64_t seen = earliest_new_due_.load();
-    while (due_ms < seen && !earliest_new_due_.compare_exchange_weak(seen, due_ms)) {
-    }
-  }
-
   KeyLocks& locks() { return locks_; }
   storage::Store& store() { return store_; }
   // The stream records' sequence numbers and reads (src/streams).
@@ -128,7 +117,6 @@ class ItemOps {
   KeyLocks locks_;
   streams::StreamLog streams_;
   std::atomic<uint64_t> ms_like_ttl_writes_{0};
-  std::atomic<int64_t> earliest_new_due_{INT64_MAX};
 };
 
 }  // namespace ttlstore::ops

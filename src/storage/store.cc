@@ -1,5 +1,7 @@
 #include "storage/store.h"
 
+#include <algorithm>
+
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
@@ -113,6 +115,7 @@ void WriteBatch::FlushStats() {
 
 void WriteBatch::PutExpiry(int64_t due_ms, std::string_view item_key) {
   batch_->Put(store_.expiry_, ExpiryKey(due_ms, item_key), rocksdb::Slice());
+  earliest_expiry_put_ = std::min(earliest_expiry_put_, due_ms);
 }
 
 void WriteBatch::DeleteExpiry(int64_t due_ms, std::string_view item_key) {
@@ -316,15 +319,22 @@ bool Store::TryResume() {
   return false;
 }
 
+void Store::AnnounceExpiry(int64_t due_ms) {
+  int64_t seen = earliest_committed_expiry_.load();
+  while (due_ms < seen && !earliest_committed_expiry_.compare_exchange_weak(seen, due_ms)) {
+  }
+}
+
 Status Store::Write(WriteBatch& batch) {
   batch.FlushStats();
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   rocksdb::Status s = db_->Write(wo, batch.batch_.get());
-  if (s.ok()) return Status::Ok();
-  if (s.IsIOError() && TryResume()) {
-    s = db_->Write(wo, batch.batch_.get());
-    if (s.ok()) return Status::Ok();
+  if (s.IsIOError() && TryResume()) s = db_->Write(wo, batch.batch_.get());
+  if (s.ok()) {
+    // Only now, with the entries visible to new iterators (TakeEarliestCommittedExpiry).
+    if (batch.earliest_expiry_put_ != INT64_MAX) AnnounceExpiry(batch.earliest_expiry_put_);
+    return Status::Ok();
   }
   if (auto reason = UnavailableReason(s)) {
     // Logged once per burst (the resume attempts are rate limited the same way).

@@ -92,7 +92,8 @@ class WriteBatch {
   void AddIndexStats(uint32_t table_id, uint32_t index_id, int64_t items, int64_t bytes);
   // Removes an index's stats (when the index is deleted).
   void DeleteIndexStats(uint32_t table_id, uint32_t index_id);
-  // Adds / removes the expiry-index entry of an item due at `due_ms`.
+  // Adds / removes the expiry-index entry of an item due at `due_ms`. An added entry is announced
+  // to the sweeper once the batch has committed (Store::TakeEarliestCommittedExpiry).
   void PutExpiry(int64_t due_ms, std::string_view item_key);
   void DeleteExpiry(int64_t due_ms, std::string_view item_key);
   // Writes to a feature-owned family.
@@ -116,6 +117,7 @@ class WriteBatch {
   std::map<uint32_t, std::pair<int64_t, int64_t>> pending_stats_;  // table id -> (items, bytes)
   // (table id << 32 | index id) -> (entries, bytes)
   std::map<uint64_t, std::pair<int64_t, int64_t>> pending_index_stats_;
+  int64_t earliest_expiry_put_ = INT64_MAX;  // the earliest due time PutExpiry added
 };
 
 // Iterates the `items` family over a key range, forward or backward. Reads a consistent view
@@ -148,6 +150,15 @@ class Store {
   ~Store();
 
   Status Write(WriteBatch& batch);
+
+  // The earliest due time of the expiry entries committed since the last call (INT64_MAX if
+  // none), reset by the call. Write announces a batch's entries only after the batch has
+  // committed, so a caller that takes this and then opens an iterator (ScanExpiry) sees every
+  // entry it was told about: the TTL sweeper relies on it to never skip an entry written behind
+  // the part of the index it has already swept (ttl/sweeper.h).
+  int64_t TakeEarliestCommittedExpiry() {
+    return earliest_committed_expiry_.exchange(INT64_MAX);
+  }
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
@@ -196,10 +207,13 @@ class Store {
                                      const std::string* start_after) const;
 
   bool TryResume();
+  // Lowers earliest_committed_expiry_ to `due_ms` if it is earlier.
+  void AnnounceExpiry(int64_t due_ms);
 
   StoreOptions options_;
   std::atomic<int64_t> last_resume_ms_{0};      // steady clock, for TryResume's rate limit
   std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
+  std::atomic<int64_t> earliest_committed_expiry_{INT64_MAX};
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;

@@ -34,7 +34,6 @@ Status BackfillExpiryIndex(ops::ItemOps& items, const model::TableDescriptor& ta
       if (!current.item) continue;
       if (auto due = model::ExpiryDueMs(*current.item, table.ttl_attribute)) {
         batch.PutExpiry(*due, key);
-        items.NoteExpiryEntry(*due);
       }
     }
     RETURN_IF_ERROR(items.store().Write(batch));

@@ -62,18 +62,46 @@ void Sweeper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
-  // Due means now > due_ms, so the scan ends at now - 1.
-  int64_t earliest_new = items_.TakeEarliestNewDue();
-  if (earliest_new < watermark_) {
-    watermark_ = earliest_new;  // a write put an entry where the index was empty: restart there
-    cursor_.clear();
+// Where the next batch starts, and why no entry is ever skipped.
+//
+// State (touched only by the thread running passes):
+//   watermark_  every entry due before it has been handled, as of the last drained wave;
+//   cursor_     the last key handled in the wave under way (empty: no wave under way);
+//   behind_     the earliest due time announced since the wave began at or behind the cursor.
+//
+// Invariant I: every committed entry with due_ms < now is, at the start of each batch, either
+//   (a) at or after where the batch starts scanning (cursor_ if set, else the watermark), or
+//   (b) announced by Store::TakeEarliestCommittedExpiry and not yet taken, or
+//   (c) taken into behind_ (then it is >= watermark_ restored at the end of the wave).
+// Store::Write announces a batch's entries only after they commit, and the batch takes the
+// announcements *before* it opens its iterator, so an entry taken here is visible to the scan.
+// An entry that commits while the scan runs is either seen by it or announced after the take,
+// and the next batch takes it. A taken entry due before the scan start cannot be seen by the
+// scan: before a wave (no cursor) the watermark moves back to it at once; during a wave it is
+// remembered in behind_, and when the wave drains the watermark becomes min(now, behind_), so
+// the next batch goes back for it, once for all such entries, instead of rescanning the
+// tombstones of the wave for each of them. Values of 0, far in the past (D4: dropped as stale
+// under the item's lock) or in the future (not scanned until due) need nothing special:
+// ordering is by due_ms alone.
+Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
+  int64_t announced = items_.store().TakeEarliestCommittedExpiry();
+  if (announced != INT64_MAX) {
+    if (cursor_.empty()) {
+      watermark_ = std::min(watermark_, announced);
+    } else {
+      int64_t cursor_due = 0;
+      std::string_view ignored;
+      storage::ParseExpiryKey(cursor_, &cursor_due, &ignored);
+      // An entry due at the cursor's own time may sort before the cursor's item key: behind.
+      if (announced <= cursor_due) behind_ = std::min(behind_, announced);
+    }
   }
+  // No entry has an empty item key, so starting "after" the bare watermark key includes every
+  // entry due at the watermark.
   std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
   std::vector<DueEntry> due;
   {
-    // No entry has an empty item key, so starting "after" the bare watermark key includes every
-    // entry due at the watermark.
+    // Due means now > due_ms, so the scan ends at now - 1.
     auto it = items_.store().ScanExpiry(now_ms - 1, start);
     for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
       DueEntry e;
@@ -85,15 +113,19 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
     }
     RETURN_IF_ERROR(it->status());
   }
-  if (due.size() < options_.batch_size) {
-    // Drained: everything due before now is gone (entries added meanwhile lowered the earliest
-    // new due, which the next batch takes).
-    watermark_ = now_ms;
+  // More to do: a full batch, or a drained wave that must go back for entries behind it.
+  bool more = due.size() == options_.batch_size;
+  if (!more) {
+    // Drained: everything due before now that the scan could see is handled. Entries announced
+    // behind the cursor during the wave are not: go back for them.
+    more = behind_ < now_ms;
+    watermark_ = std::min(now_ms, behind_);
+    behind_ = INT64_MAX;
     cursor_.clear();
   }
   if (due.empty()) {
-    stats_.SetLagMs(0);
-    return size_t{0};
+    if (!more) stats_.SetLagMs(0);
+    return more;
   }
   stats_.SetLagMs(now_ms - due.front().due_ms);
 
@@ -131,7 +163,7 @@ Result<size_t> Sweeper::SweepBatch(int64_t now_ms) {
   int64_t done_ms = clock_.NowMs();
   for (int64_t& v : lags_ms) v = done_ms - v;
   stats_.RecordDeletionLags(lags_ms);
-  return due.size();
+  return more;
 }
 
 namespace {
@@ -151,8 +183,8 @@ Result<bool> Sweeper::RunPass() {
   auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
   bool backlog = false;
   while (true) {
-    ASSIGN_OR_RETURN(n, SweepBatch(clock_.NowMs()));
-    if (n < options_.batch_size) break;
+    ASSIGN_OR_RETURN(more, SweepBatch(clock_.NowMs()));
+    if (!more) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       backlog = true;
       break;

@@ -67,18 +67,23 @@ class Sweeper {
   Result<bool> RunPass();
 
  private:
-  // Handles up to batch_size due entries; returns how many it read.
-  Result<size_t> SweepBatch(int64_t now_ms);
+  // Handles up to batch_size due entries; returns whether more are due (a full batch, or a wave
+  // that ended with entries written behind it).
+  Result<bool> SweepBatch(int64_t now_ms);
   void Loop();
 
   // Where the next batch starts, touched only by the thread running passes. Swept entries leave
   // tombstones that an LSM tree keeps until compaction; scanning over them again and again would
-  // cost as much as the wave itself, so the sweeper never rescans what it emptied:
+  // cost as much as the wave itself, so the sweeper does not rescan what it emptied, except to go
+  // back for entries written behind it (invariant I in sweeper.cc):
   //   cursor_    the last expiry key handled in the current wave (the next batch resumes after it);
   //   watermark_ every entry due before it is gone, as of the last drained wave; moved back when
-  //              a write adds an entry due earlier (ItemOps::TakeEarliestNewDue).
+  //              a write commits an entry due earlier (Store::TakeEarliestCommittedExpiry);
+  //   behind_    the earliest entry committed during the wave at or behind cursor_ (INT64_MAX:
+  //              none); the wave's end moves the watermark back to it.
   std::string cursor_;
   int64_t watermark_ = 0;
+  int64_t behind_ = INT64_MAX;
 
   const SweeperOptions options_;
   ops::TableCatalog& catalog_;
