@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <map>
+#include <set>
 
 namespace ttlstore::auth {
 namespace {
@@ -119,11 +121,17 @@ std::string HeaderValue(const HeaderPairs& headers, std::string_view lower_name)
   return joined;
 }
 
-bool HasHeader(const HeaderPairs& headers, std::string_view lower_name) {
+// Every header by lower-case name, the values of a repeated header joined as HeaderValue joins
+// them: built once per request, so looking up each signed header costs a map lookup rather than
+// a pass over all headers (a request may carry thousands of both).
+std::map<std::string, std::string, std::less<>> ValuesByName(const HeaderPairs& headers) {
+  std::map<std::string, std::string, std::less<>> out;
   for (const auto& [name, value] : headers) {
-    if (Lower(name) == lower_name) return true;
+    auto [it, fresh] = out.try_emplace(Lower(name));
+    if (!fresh) it->second += ',';
+    it->second += TrimAll(value);
   }
-  return false;
+  return out;
 }
 
 // Epoch ms of "YYYYMMDDTHHMMSSZ", or -1.
@@ -297,10 +305,11 @@ std::string SigV4Verifier::CanonicalRequest(const SignedRequest& r,
     out += encoded[i].second;
   }
   out += '\n';
+  auto values = ValuesByName(r.headers);
   for (const auto& name : signed_headers) {
     out += name;
     out += ':';
-    out += HeaderValue(r.headers, name);
+    if (auto it = values.find(name); it != values.end()) out += it->second;
     out += '\n';
   }
   out += '\n';
@@ -393,11 +402,20 @@ Status SigV4Verifier::Verify(const SignedRequest& r, int64_t now_ms,
                      " + 15 min.)");
   }
 
+  // Each signed header must be present, and named once: a name listed twice would put its
+  // value into the canonical request twice, and a list of thousands of repeats of a long header
+  // would make that string hundreds of megabytes (no client signs so; the signature cannot
+  // match).
   std::vector<std::string> signed_headers;
+  auto present = ValuesByName(r.headers);
+  std::set<std::string_view> seen;
   for (const auto& h : a.signed_headers) {
     std::string name = Lower(h);
-    if (!HasHeader(r.headers, name)) return BadSignature();
+    if (!present.contains(name)) return BadSignature();
     signed_headers.push_back(std::move(name));
+  }
+  for (const auto& name : signed_headers) {
+    if (!seen.insert(name).second) return BadSignature();
   }
   std::string key = SigningKey(*secret, scope[1], scope[2], scope[3]);
   std::string scope_str = scope[1] + "/" + scope[2] + "/" + scope[3] + "/aws4_request";

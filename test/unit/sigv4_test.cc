@@ -129,3 +129,57 @@ TEST_F(SigV4Test, DerivedKeysAreCached) {
 
 }  // namespace
 }  // namespace ttlstore::auth
+
+namespace ttlstore::auth {
+namespace {
+
+// Hostile Authorization headers: whatever their size, the verifier answers in time and with
+// bounded memory, and nothing unsigned passes.
+TEST_F(SigV4Test, RepeatedSignedHeadersAreRefusedNotExpanded) {
+  HeaderPairs h = Headers(kGoodSignature);
+  std::string big(30000, 'v');
+  h.emplace_back("x-big", big);
+  // 15,000 repeats of a 30 KB header would make a 450 MB canonical request.
+  std::string names = "content-type;host;x-amz-date";
+  for (int i = 0; i < 15000; ++i) names += ";x-big";
+  auth_ = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+          "SignedHeaders=" + names + ", Signature=" + kGoodSignature;
+  h[3].second = auth_;
+  Status s = Verify(h);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidSignature);
+}
+
+TEST_F(SigV4Test, ThousandsOfHeadersAndSignedHeadersAreCheckedInLinearTime) {
+  HeaderPairs h = Headers(kGoodSignature);
+  std::string names = "content-type;host;x-amz-date";
+  for (int i = 0; i < 20000; ++i) {
+    std::string name = "x-h" + std::to_string(i);
+    h.emplace_back(name, "v");
+    names += ";" + name;
+  }
+  auth_ = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+          "SignedHeaders=" + names + ", Signature=" + kGoodSignature;
+  h[3].second = auth_;
+  Status s = Verify(h);  // was 20,000 x 20,000 lower-cased comparisons
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidSignature);
+}
+
+TEST_F(SigV4Test, AbsurdAuthorizationHeadersGetTheServiceErrors) {
+  for (size_t n : {33u, 1000u, 100000u, 1000000u}) {
+    HeaderPairs h = Headers(kGoodSignature);
+    h[3].second = "AWS4-HMAC-SHA256 " + std::string(n, ',');
+    Status s = Verify(h);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code(), ErrorCode::kIncompleteSignature) << n;
+    h[3].second = "AWS4-HMAC-SHA256 Credential=" + std::string(n, '/') +
+                  ", SignedHeaders=host, Signature=x";
+    s = Verify(h);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code(), ErrorCode::kIncompleteSignature) << n;
+  }
+}
+
+}  // namespace
+}  // namespace ttlstore::auth
