@@ -37,6 +37,14 @@ using Clock = std::chrono::steady_clock;
 
 // Headers are small in this protocol; 64 KB leaves room for long SigV4 headers.
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
+// The most bytes a connection's read buffer holds before the parser consumes them. The header
+// limit bounds the request head, and body bytes move into the body as they arrive, but Beast
+// reads a chunk's header line (chunk extensions) and the trailer fields after the last chunk
+// without the header limit: without this bound a client could make the buffer grow until memory
+// runs out, and a trailer field over 64 KB made Beast throw out of the read and abort the
+// process (its fields hold at most 65,533 bytes; this bound keeps every line below that). Such a
+// request gets the 431 of an oversized header.
+constexpr size_t kMaxUnparsedBytes = kMaxHeaderBytes;
 // How often each thread looks for connections idle past the timeout.
 constexpr auto kIdleCheckPeriod = std::chrono::seconds(1);
 
@@ -96,6 +104,7 @@ class HttpServer::Impl {
   Status Listen();
   Status LoadTls();
   void Run();
+  static void RunWorker(Worker& w);
   void Stop();
   void DoAccept();
   void ArmIdleCheck(Worker& w);
@@ -190,7 +199,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnRead(beast::error_code ec, size_t) {
     if (ec == http::error::body_limit) return WriteTooLarge();
-    if (ec == http::error::header_limit) return WriteHeadersTooLarge();
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+      return WriteHeadersTooLarge();
+    }
     if (ec) return Close();  // end of stream, idle timeout, reset, shutdown
     busy_ = true;
     Handle(parser_->get());
@@ -384,7 +395,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Transport socket_;
   Worker& worker_;
   HttpServer::Impl& server_;
-  beast::flat_buffer buffer_;
+  beast::flat_buffer buffer_{kMaxUnparsedBytes};
   std::optional<http::request_parser<http::string_body>> parser_;
   Clock::time_point last_active_ = Clock::now();
   // When the first bytes of the request being read were seen (zero: none yet).
@@ -523,6 +534,20 @@ void HttpServer::Impl::Stop() {
   for (auto& s : live) s->Shutdown();
 }
 
+// Runs a worker's io_context until it is stopped. An exception thrown by a handler (a library
+// refusing some input we did not foresee) ends only that handler: its session is released, the
+// connection closes, and the worker goes on serving the others.
+void HttpServer::Impl::RunWorker(Worker& w) {
+  while (true) {
+    try {
+      w.ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("event=handler_exception message=\"{}\"", e.what());
+    }
+  }
+}
+
 void HttpServer::Impl::Run() {
   signals_->async_wait([this](beast::error_code ec, int sig) {
     if (ec) return;
@@ -535,7 +560,7 @@ void HttpServer::Impl::Run() {
   // with a known stack (common/thread.h), whatever the main thread's stack limit is.
   std::vector<Thread> threads;
   for (size_t i = 0; i < workers_.size(); ++i) {
-    threads.emplace_back("http-" + std::to_string(i), [w = workers_[i].get()] { w->ioc.run(); });
+    threads.emplace_back("http-" + std::to_string(i), [w = workers_[i].get()] { RunWorker(*w); });
   }
   for (auto& t : threads) t.join();
 }

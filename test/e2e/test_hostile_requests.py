@@ -189,3 +189,30 @@ def test_hostile_authorization_headers_are_answered_at_once(signed_server):
         assert status == 400
         assert json.loads(payload)["__type"].endswith("#IncompleteSignatureException"), payload
     assert signed_server.alive()
+
+
+@pytest.mark.parametrize("where", ["chunk-extension", "trailer", "many-trailers"])
+@pytest.mark.parametrize("size", [70_000, 1_000_000])
+def test_oversized_chunk_lines_are_431_and_the_server_lives_on(server, where, size):
+    """Beast reads a chunk's header line and the trailer without the header limit: a trailer field
+    over 64 KB used to make it throw out of the read and abort the server, and an endless chunk
+    extension grew the read buffer without bound. Both now get the 431 of oversized headers."""
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nTransfer-Encoding: chunked\r\n\r\n")
+    if where == "chunk-extension":
+        body = b"2;" + b"e" * size + b"\r\n{}\r\n0\r\n\r\n"
+    elif where == "trailer":
+        body = b"2\r\n{}\r\n0\r\nX-T: " + b"t" * size + b"\r\n\r\n"
+    else:
+        body = b"2\r\n{}\r\n0\r\n" + b"X-T: t\r\n" * (size // 8) + b"\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        try:
+            s.sendall(head + body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before reading it all
+        reply = s.recv(65536)
+    assert reply.startswith(b"HTTP/1.1 431"), reply[:200]
+    assert server.alive()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request("GET", "/health")
+    assert conn.getresponse().status == 200
