@@ -170,7 +170,8 @@ Status CreateIndex(const UpdateRequest& u, const IndexSpec& spec, model::TableDe
     return Error::Validation(
         "Both the Hash Key and the Range Key element in the KeySchema have the same name");
   }
-  for (const auto& [attr, kind] : spec.keys) {
+  for (const auto& key : spec.keys) {
+    const std::string& attr = key.first;  // a plain reference: clang 14 cannot capture bindings
     auto in_request = std::find_if(u.definitions.begin(), u.definitions.end(),
                                    [&](const model::KeyElement& d) { return d.name == attr; });
     if (in_request == u.definitions.end()) {
