@@ -8,10 +8,11 @@ namespace ttlstore::server {
 
 void Metrics::RecordRequest(const std::string& operation, const std::string& outcome,
                             double seconds) {
-  const std::string& op = operation.empty() ? std::string("unknown") : operation;
+  std::string op = operation.empty() ? std::string("unknown") : operation;
   load_.AddBusy(std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(seconds)));
   std::lock_guard<std::mutex> lock(mu_);
+  if (latency_.size() >= kMaxOperations && !latency_.contains(op)) op = "other";
   ++requests_[{op, outcome}];
   Histogram& h = latency_[op];
   size_t i = 0;

@@ -18,7 +18,10 @@ namespace ttlstore::server {
 class Metrics {
  public:
   // Records one finished request. `operation` is the DynamoDB action ("" if unknown);
-  // `outcome` is "ok" or the error's short type.
+  // `outcome` is "ok" or the error's short type. Operation names can come from the request (a
+  // Tablestore action is the URL path), so at most kMaxOperations distinct names get series of
+  // their own; requests for further names are counted under "other", and the metrics of a
+  // stream of made-up names stay the same size.
   void RecordRequest(const std::string& operation, const std::string& outcome,
                      double seconds);
 
@@ -41,6 +44,9 @@ class Metrics {
     uint64_t count = 0;
     double sum = 0;
   };
+
+  // More than every operation of both APIs (about 60); see RecordRequest.
+  static constexpr size_t kMaxOperations = 256;
 
   LoadMeter load_;
   std::vector<std::function<std::string()>> sources_;  // constant after start-up

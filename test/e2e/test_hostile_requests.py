@@ -216,3 +216,21 @@ def test_oversized_chunk_lines_are_431_and_the_server_lives_on(server, where, si
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     conn.request("GET", "/health")
     assert conn.getresponse().status == 200
+
+
+def test_made_up_operation_names_do_not_grow_the_metrics(start_server):
+    """A Tablestore action is the URL path: 2,000 made-up actions must not make 2,000 metric
+    series (memory that grows with what clients send)."""
+    srv = start_server()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    for i in range(2000):
+        conn.request("POST", f"/MadeUpAction{i}", body=b"x")
+        r = conn.getresponse()
+        r.read()
+        assert r.status >= 400
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    series = {line.split("{")[1].split(",")[0] for line in text.splitlines()
+              if line.startswith("ttlstore_requests_total{")}
+    assert len(series) <= 257, len(series)
+    assert 'operation="other"' in text
