@@ -7,6 +7,8 @@
 #include <mutex>
 #include <random>
 
+#include "streams/stream_log.h"
+
 namespace ttlstore::ops {
 namespace {
 
@@ -151,6 +153,7 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
   }
   storage::WriteBatch batch(store_);
   batch.DropTable(gone);
+  streams::AddDroppedStreams(batch, gone, clock_.NowMs());
   Status written = store_.Write(batch);
   std::unique_lock lock(mu_);
   deleting_.erase(name);

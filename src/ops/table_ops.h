@@ -80,7 +80,9 @@ class TableCatalog : public index::IndexCatalog {
   // Deletes the table and all its items. Returns the descriptor as it was. The table disappears
   // from lookups at once; its data is dropped once no request still holds it (a write that
   // looked the table up before could otherwise land after the drop and leave an orphan). While
-  // that lasts, CreateTable of the name answers ResourceInUseException.
+  // that lasts, CreateTable of the name answers ResourceInUseException. The table's streams
+  // stay readable for their retention period: what DescribeStream needs of them is written in
+  // the same batch as the drop (streams::AddDroppedStreams), so a crash keeps both or neither.
   Result<TablePtr> Delete(const std::string& name, Front front = Front::kDynamoDb);
   // Names in byte order, starting after `exclusive_start`, at most `limit`.
   ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit,
