@@ -366,6 +366,8 @@ Result<std::string> DeleteTable(const Services& s, const rapidjson::Value& req) 
     auto st = s.catalog.Stats(*before);
     if (st) stats = *st;
   }
+  // A restore still loading the table would keep writing into the dropped table's key range.
+  if (before && ops::RestoreInProgress(*before)) return ops::TableBeingCreated(name);
   before.reset();  // Delete waits until no request holds the table
   // The drop and the streams kept readable after it are one write (ops/table_ops.h).
   ASSIGN_OR_RETURN(deleted, s.catalog.Delete(name));

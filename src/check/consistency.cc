@@ -100,6 +100,11 @@ class Checker {
     ++sums.items;
     sums.bytes += static_cast<int64_t>(model::ItemSize(*item));
     if (!table.ttl_enabled) return;
+    if (table.ttl_backfill &&
+        (table.ttl_backfill->cursor.empty() || key > table.ttl_backfill->cursor)) {
+      ++report_.ttl_backfill_items;  // the pending backfill's work, still to do
+      return;
+    }
     std::optional<int64_t> due = model::ExpiryDueMs(*item, table.ttl_attribute);
     if (!due || model::IsTooOldToExpire(*due, now_ms_)) return;
     auto has_entry = store_.HasExpiry(*due, key);

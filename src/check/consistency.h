@@ -9,6 +9,8 @@
 //   - on a TTL-enabled table, every item whose TTL attribute makes it expire has its expiry-index
 //     entry at exactly that due time (otherwise it would never be deleted). Items more than five
 //     years past their TTL never expire (D4); the sweeper drops their entries, so none is needed.
+//     While the table's TTL backfill is pending (descriptor tag 26), only the items at or before
+//     its cursor are required to have their entry: the rest are the backfill's work still to do.
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
 // while TTL was off, a dropped table) are harmless, the sweeper drops them, and are only counted.
 #pragma once
@@ -28,6 +30,7 @@ struct CheckReport {
   uint64_t rows = 0;  // Tablestore rows
   uint64_t expiry_entries = 0;
   uint64_t stale_expiry_entries = 0;
+  uint64_t ttl_backfill_items = 0;  // items a pending TTL backfill has still to index
   uint64_t problem_count = 0;
   // The first problems found, one sentence each (at most kMaxListedProblems).
   std::vector<std::string> problems;

@@ -26,6 +26,7 @@
 #include "storage/store.h"
 #include "streams/trimmer.h"
 #include "tablestore/signing.h"
+#include "ttl/backfill.h"
 #include "ttl/sweeper.h"
 #include "ttl/ttl_stats.h"
 
@@ -147,8 +148,14 @@ int Serve(const ServeFlags& flags) {
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, items.locks(), catalog);
   services.index_builder = &index_builder;
+  // UpdateTimeToLive's backfills of the expiry index; one a crash interrupted resumes.
+  ttl::ExpiryBackfiller ttl_backfiller(catalog, items);
+  services.ttl_backfiller = &ttl_backfiller;
   for (const auto& name : catalog.List(std::nullopt, SIZE_MAX).names) {
-    if (ops::TablePtr t = catalog.Find(name)) index_builder.Resume(*t);
+    if (ops::TablePtr t = catalog.Find(name)) {
+      index_builder.Resume(*t);
+      ttl_backfiller.Resume(*t);
+    }
   }
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
@@ -210,12 +217,14 @@ int Serve(const ServeFlags& flags) {
   sweeper.Start();
   stream_trimmer.Start();
   index_builder.Start();
+  ttl_backfiller.Start();
   purge_scheduler.Start();
   http.Run();
   purge_scheduler.Stop();
   sweeper.Stop();
   stream_trimmer.Stop();
   index_builder.Stop();
+  ttl_backfiller.Stop();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }

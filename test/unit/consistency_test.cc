@@ -26,7 +26,8 @@ class ConsistencyTest : public ops::OpsTest {
     ASSERT_TRUE(catalog_->Create(spec).ok());
     auto t = catalog_->SetTimeToLive("sessions", true, "expires");
     ASSERT_TRUE(t.ok());
-    sessions_ = **t;
+    ASSERT_TRUE(ttl::ExpiryBackfiller(*catalog_, *ops_).RunNow((*t)->id).ok());
+    sessions_ = *catalog_->Find("sessions");
   }
   void PutSession(const std::string& pk, int64_t expires_s) {
     model::Item item{{"pk", S(pk)}, {"expires", N(std::to_string(expires_s))}};
