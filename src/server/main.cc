@@ -253,14 +253,15 @@ int Check(const std::string& data_dir) {
     std::printf("... and %llu more problems\n",
                 static_cast<unsigned long long>(report->problem_count - report->problems.size()));
   }
-  std::printf("%s: %llu tables, %llu items, %llu rows, %llu expiry entries (%llu stale), "
-              "%llu problems\n",
-              report->ok() ? "ok" : "FAILED", static_cast<unsigned long long>(report->tables),
-              static_cast<unsigned long long>(report->items),
-              static_cast<unsigned long long>(report->rows),
-              static_cast<unsigned long long>(report->expiry_entries),
-              static_cast<unsigned long long>(report->stale_expiry_entries),
-              static_cast<unsigned long long>(report->problem_count));
+  auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
+              "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
+              "stream records (%llu past retention), %llu problems\n",
+              report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
+              n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
+              n(report->stale_expiry_entries), n(report->index_entries),
+              n(report->dropped_index_entries), n(report->stream_records),
+              n(report->expired_stream_records), n(report->problem_count));
   return report->ok() ? 0 : 1;
 }
 
@@ -345,8 +346,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   std::string check_dir = "./ttlstore-data";
   CLI::App* check = app.add_subcommand(
-      "check", "Verify a data dir's invariants (items, stats, expiry index); exit 0 if whole, 1 "
-               "if not. Stop the server first.");
+      "check", "Verify a data dir's invariants (items, stats, expiry index, secondary indexes, "
+               "streams, Tablestore rows); exit 0 if whole, 1 if not. Stop the server first.");
   check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
