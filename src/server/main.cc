@@ -1,5 +1,6 @@
 // ttlstore: the command line. `ttlstore serve` opens the data dir and serves the DynamoDB API.
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -231,6 +232,9 @@ int Serve(const ServeFlags& flags) {
 
 int Check(const std::string& data_dir) {
   using namespace ttlstore;
+  // stdout is the report; RocksDB's messages (e.g. the torn WAL tail a kill -9 leaves, which it
+  // drops on open) go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_logger_st("check"));
   if (!std::filesystem::is_directory(data_dir)) {
     std::fprintf(stderr, "ttlstore check: no data dir at %s\n", data_dir.c_str());
     return 1;
