@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "model/expiry.h"
 #include "storage/key_codec.h"
 
@@ -97,17 +99,21 @@ Status ExpiryBackfiller::RunNow(uint32_t table_id) {
     bool done = keys.size() < kChunk;
     ops::KeyLocks::Guard guard(items_.locks(), keys);
     storage::WriteBatch batch(items_.store());
+    int64_t earliest = INT64_MAX;
     for (const auto& key : keys) {
       ASSIGN_OR_RETURN(current, items_.ReadLocked(key));
       if (!current.item) continue;  // deleted since the scan
       if (auto due = model::ExpiryDueMs(*current.item, table->ttl_attribute)) {
         batch.PutExpiry(*due, key);
-        items_.NoteExpiryEntry(*due);
+        earliest = std::min(earliest, *due);
       }
     }
     ASSIGN_OR_RETURN(committed, catalog_.AdvanceTtlBackfill(
                                     table_id, table->ttl_attribute, batch,
                                     keys.empty() ? cursor : keys.back(), done));
+    // Told only once the entries are readable: a sweeper pass that took the note earlier could
+    // scan before the commit, find nothing, and move its watermark past them.
+    if (committed && earliest != INT64_MAX) items_.NoteExpiryEntry(earliest);
     if (!committed || done) return Status::Ok();  // gone or changed; or finished
   }
   return Status::Ok();  // stopped: resumed after the next start
