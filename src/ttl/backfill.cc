@@ -66,7 +66,8 @@ void ExpiryBackfiller::Loop() {
     auto start = std::chrono::steady_clock::now();
     Status s = RunNow(table_id);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::steady_clock::now() - start).count();
+                  std::chrono::steady_clock::now() - start)
+                  .count();
     if (!s) {
       // The backfill stays pending in the descriptor: the next start retries it.
       spdlog::error("event=ttl_backfill_failed table_id={} message=\"{}\"", table_id,
@@ -108,9 +109,9 @@ Status ExpiryBackfiller::RunNow(uint32_t table_id) {
         earliest = std::min(earliest, *due);
       }
     }
-    ASSIGN_OR_RETURN(committed, catalog_.AdvanceTtlBackfill(
-                                    table_id, table->ttl_attribute, batch,
-                                    keys.empty() ? cursor : keys.back(), done));
+    ASSIGN_OR_RETURN(committed,
+                     catalog_.AdvanceTtlBackfill(table_id, table->ttl_attribute, batch,
+                                                 keys.empty() ? cursor : keys.back(), done));
     // Told only once the entries are readable: a sweeper pass that took the note earlier could
     // scan before the commit, find nothing, and move its watermark past them.
     if (committed && earliest != INT64_MAX) items_.NoteExpiryEntry(earliest);

@@ -74,11 +74,11 @@ class ExpiryBackfiller {
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
   std::mutex mu_;
-  std::condition_variable wake_;  // a job was queued, or stop
-  std::condition_variable done_;  // a job ended
-  std::deque<uint32_t> jobs_;     // GUARDED_BY(mu_)
+  std::condition_variable wake_;    // a job was queued, or stop
+  std::condition_variable done_;    // a job ended
+  std::deque<uint32_t> jobs_;       // GUARDED_BY(mu_)
   std::multiset<uint32_t> active_;  // GUARDED_BY(mu_): tables queued or running
-  bool stop_ = false;             // GUARDED_BY(mu_)
+  bool stop_ = false;               // GUARDED_BY(mu_)
   std::thread thread_;
 };
 

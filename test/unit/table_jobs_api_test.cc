@@ -66,9 +66,8 @@ class TableJobsApiTest : public ::testing::Test {
   }
   void PutItems(const std::string& table, int n) {
     for (int i = 0; i < n; ++i) {
-      Ok("PutItem", R"({"TableName":")" + table + R"(","Item":{"pk":{"S":"k)" +
-                        std::to_string(i) + R"("},"exp":{"N":")" +
-                        std::to_string(kNowMs / 1000 + 100 + i) + R"("}}})");
+      Ok("PutItem", R"({"TableName":")" + table + R"(","Item":{"pk":{"S":"k)" + std::to_string(i) +
+                        R"("},"exp":{"N":")" + std::to_string(kNowMs / 1000 + 100 + i) + R"("}}})");
     }
   }
   std::string EnableBody(const std::string& table, bool enabled = true) {

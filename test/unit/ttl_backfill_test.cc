@@ -1,8 +1,6 @@
 // The TTL backfill on enable (ttl/backfill.h): the pending mark and cursor in the descriptor, the
 // resume after a restart, its races with writers and deletes, and the UpdateTimeToLive rules
 // that keep it alone on its table.
-#include "ttl/backfill.h"
-
 #include <gtest/gtest.h>
 
 #include "check/consistency.h"
@@ -11,6 +9,7 @@
 #include "ops_test_util.h"
 #include "storage/catalog_codec.h"
 #include "storage/key_codec.h"
+#include "ttl/backfill.h"
 
 namespace ttlstore::ttl {
 namespace {
@@ -97,9 +96,9 @@ TEST_F(TtlBackfillTest, ACrashBetweenChunksResumesAfterTheCursor) {
   ASSERT_TRUE(catalog_->SetTimeToLive("sessions", true, "expires").ok());
   // One chunk done, as the worker does it, then the process dies.
   std::vector<std::string> keys;
-  for (auto it = store_->ScanItems(storage::TablePrefix(id_),
-                                   storage::PrefixSuccessor(storage::TablePrefix(id_)), false,
-                                   nullptr);
+  for (auto it =
+           store_->ScanItems(storage::TablePrefix(id_),
+                             storage::PrefixSuccessor(storage::TablePrefix(id_)), false, nullptr);
        it->Valid() && keys.size() < ExpiryBackfiller::kChunk; it->Next()) {
     keys.emplace_back(it->key());
   }
@@ -154,10 +153,14 @@ TEST_F(TtlBackfillTest, WritesDuringTheBackfillKeepTheirEntries) {
   ASSERT_TRUE(catalog_->SetTimeToLive("sessions", true, "expires").ok());
   // An item ahead of the cursor moves its TTL, another is written new: both get entries at
   // once from the write path.
-  ASSERT_TRUE(ops_->Put(*Table(), {{"pk", S("k2")}, {"expires", N(std::to_string(kNowMs / 1000 + 99))}},
-                        nullptr).ok());
-  ASSERT_TRUE(ops_->Put(*Table(), {{"pk", S("new")}, {"expires", N(std::to_string(kNowMs / 1000 + 7))}},
-                        nullptr).ok());
+  ASSERT_TRUE(ops_->Put(*Table(),
+                        {{"pk", S("k2")}, {"expires", N(std::to_string(kNowMs / 1000 + 99))}},
+                        nullptr)
+                  .ok());
+  ASSERT_TRUE(ops_->Put(*Table(),
+                        {{"pk", S("new")}, {"expires", N(std::to_string(kNowMs / 1000 + 7))}},
+                        nullptr)
+                  .ok());
   EXPECT_TRUE(*store_->HasExpiry((kNowMs / 1000 + 99) * 1000, Key(2)));
   ASSERT_TRUE(ExpiryBackfiller(*catalog_, *ops_).RunNow(id_).ok());
   EXPECT_FALSE(HasEntry(2));  // the old due time was never indexed, the new one is
