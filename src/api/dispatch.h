@@ -14,6 +14,9 @@
 namespace ttlstore::backup {
 class Backups;
 }  // namespace ttlstore::backup
+namespace ttlstore::ttl {
+class ExpiryBackfiller;
+}  // namespace ttlstore::ttl
 
 namespace ttlstore::api {
 
@@ -29,6 +32,8 @@ struct Services {
   index::IndexBuilder* index_builder = nullptr;
   // On-demand backups and restores (null: the backup operations are unknown operations).
   backup::Backups* backups = nullptr;
+  // Runs UpdateTimeToLive's backfills of the expiry index (null: run them inline).
+  ttl::ExpiryBackfiller* ttl_backfiller = nullptr;
 };
 
 struct ApiResponse {

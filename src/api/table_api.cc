@@ -8,7 +8,6 @@
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
 #include "streams/stream_names.h"
-#include "streams/stream_record.h"
 #include "model/expiry.h"
 
 namespace ttlstore::api {
@@ -224,27 +223,6 @@ Result<std::string> CheckTableNameForLookup(const rapidjson::Value& req) {
   return std::move(*name);
 }
 
-// The streams of a deleted table stay readable (DISABLED) for the retention period: what
-// DescribeStream needs of the table is kept in the streams family (src/streams/stream_record.h);
-// the trimmer forgets it, and the records, after 24 hours.
-Status KeepDroppedStreams(const Services& s, const model::TableDescriptor& t) {
-  if (t.streams.empty()) return Status::Ok();
-  int64_t now = s.clock.NowMs();
-  storage::WriteBatch batch(s.items.store());
-  for (const auto& st : t.streams) {
-    streams::DroppedStream d;
-    d.table_id = t.id;
-    d.table_name = t.name;
-    d.key = t.key;
-    d.info = st;
-    if (d.info.disabled_ms == 0) d.info.disabled_ms = now;
-    if (d.info.disabled_ms + streams::kRetentionMs < now) continue;
-    batch.Put(storage::Family::kStreams, streams::DroppedKey(t.id, st.created_ms),
-              streams::EncodeDropped(d));
-  }
-  return s.items.store().Write(batch);
-}
-
 }  // namespace
 
 Result<std::string> RenderUpdatedTable(const Services& s, const model::TableDescriptor& t) {
@@ -388,9 +366,11 @@ Result<std::string> DeleteTable(const Services& s, const rapidjson::Value& req) 
     auto st = s.catalog.Stats(*before);
     if (st) stats = *st;
   }
+  // A restore still loading the table would keep writing into the dropped table's key range.
+  if (before && ops::RestoreInProgress(*before)) return ops::TableBeingCreated(name);
   before.reset();  // Delete waits until no request holds the table
+  // The drop and the streams kept readable after it are one write (ops/table_ops.h).
   ASSIGN_OR_RETURN(deleted, s.catalog.Delete(name));
-  RETURN_IF_ERROR(KeepDroppedStreams(s, *deleted));
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

@@ -1,11 +1,17 @@
-// UpdateTimeToLive and DescribeTimeToLive (rule D1, D12, D13). Enabling indexes the items the
-// table already has before answering, so they expire too.
+// UpdateTimeToLive and DescribeTimeToLive (rule D1, D12, D13). Enabling marks the table's
+// expiry-index backfill pending in the same catalog write that turns TTL on, then waits for the
+// backfill (ttl/backfill.h) at most kEnableWait: a crash at any moment leaves TTL enabled with
+// the backfill pending, and the next start finishes it.
 #include "api/handlers.h"
 #include "api/item_common.h"
 #include "ttl/backfill.h"
 
 namespace ttlstore::api {
 namespace {
+
+// How long UpdateTimeToLive waits for the backfill before answering: well under the 60 s read
+// timeout of the AWS SDKs, so that a client never retries an enable that worked.
+constexpr std::chrono::milliseconds kEnableWait{10'000};
 
 Result<std::string> TableNameOf(const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
@@ -37,10 +43,17 @@ Result<std::string> UpdateTimeToLive(const Services& s, const rapidjson::Value& 
   ASSIGN_OR_RETURN(name, TableNameOf(req));
   ASSIGN_OR_RETURN(table, s.catalog.SetTimeToLive(name, *enabled, *attribute));
   if (*enabled) {
-    // A write that looked the table up before TTL was on adds no expiry entry; once no request
-    // holds such a version, every write keeps the index and the backfill covers the rest.
-    s.catalog.WaitForOlderVersions(table->id);
-    RETURN_IF_ERROR(ttl::BackfillExpiryIndex(s.items, *table));
+    uint32_t table_id = table->id;
+    table.reset();  // the backfill waits until no request holds an older version
+    if (s.ttl_backfiller) {
+      // Most tables are indexed well within the wait, so the answer still means "every item
+      // already expires"; a bigger one goes on in the background rather than outlast the
+      // client's timeout (DescribeTimeToLive says ENABLED meanwhile, as the service does).
+      s.ttl_backfiller->Enqueue(table_id);
+      s.ttl_backfiller->WaitUntilDone(table_id, kEnableWait);
+    } else {
+      RETURN_IF_ERROR(ttl::ExpiryBackfiller(s.catalog, s.items).RunNow(table_id));
+    }
   }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);

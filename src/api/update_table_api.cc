@@ -199,6 +199,9 @@ Status CreateIndex(const UpdateRequest& u, const IndexSpec& spec, model::TableDe
 
 // The rules that need the current table, then the change itself.
 Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
+  // A restore writes its items with the descriptor it started with: an index created or
+  // dropped now would miss them, or get entries after its removal.
+  if (ops::RestoreInProgress(t)) return ops::TableBeingCreated(t.name);
   for (const auto& ix : t.indexes) {
     if (ix.status != model::IndexStatus::kCreating) continue;
     if (u.has_gsi_updates) {

@@ -2,14 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "common/coding.h"
+#include "index/index_key.h"
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "storage/expiry_key.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "streams/stream_names.h"
+#include "streams/stream_record.h"
 #include "versions/row.h"
 #include "versions/row_key.h"
 
@@ -24,10 +30,14 @@ class Checker {
     ASSIGN_OR_RETURN(tables, store_.LoadTables());
     for (auto& t : tables) tables_.emplace(t.id, std::move(t));
     report_.tables = tables_.size();
+    CheckDescriptors();
     RETURN_IF_ERROR(CheckItems());
     RETURN_IF_ERROR(CheckRows());
     RETURN_IF_ERROR(CheckStats());
     RETURN_IF_ERROR(CountExpiryEntries());
+    RETURN_IF_ERROR(CheckIndexEntries());
+    RETURN_IF_ERROR(CheckIndexStats());
+    RETURN_IF_ERROR(CheckStreams());
     return std::move(report_);
   }
 
@@ -36,6 +46,7 @@ class Checker {
     int64_t items = 0;
     int64_t bytes = 0;
   };
+  using IndexRef = std::pair<uint32_t, uint32_t>;  // table id, index id
 
   void Problem(std::string text) {
     ++report_.problem_count;
@@ -46,6 +57,28 @@ class Checker {
     std::string out;
     for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
     return out;
+  }
+
+  // What the descriptors say about the background work still to do must be coherent.
+  void CheckDescriptors() {
+    for (const auto& [id, t] : tables_) {
+      if (t.ttl_backfill && !t.ttl_enabled) {
+        Problem(fmt::format("table {}: a TTL backfill is pending but TTL is not enabled", t.name));
+      }
+      for (uint32_t dropped : t.dropped_index_ids) {
+        if (FindIndex(t, dropped)) {
+          Problem(fmt::format("table {}: index id {} is both live and being removed", t.name,
+                              dropped));
+        }
+      }
+    }
+  }
+
+  static const model::SecondaryIndex* FindIndex(const model::TableDescriptor& t, uint32_t id) {
+    for (const auto& ix : t.indexes) {
+      if (ix.id == id) return &ix;
+    }
+    return nullptr;
   }
 
   Status CheckItems() {
@@ -99,7 +132,17 @@ class Checker {
     Sums& sums = sums_[table.id];
     ++sums.items;
     sums.bytes += static_cast<int64_t>(model::ItemSize(*item));
+    // Index entries are verified from the entry side (CheckIndexEntries); here, how many items
+    // each index should hold.
+    for (const auto& ix : table.indexes) {
+      if (index::IndexKeyOf(ix, *item)) ++should_have_entry_[{table.id, ix.id}];
+    }
     if (!table.ttl_enabled) return;
+    if (table.ttl_backfill &&
+        (table.ttl_backfill->cursor.empty() || key > table.ttl_backfill->cursor)) {
+      ++report_.ttl_backfill_items;  // the pending backfill's work, still to do
+      return;
+    }
     std::optional<int64_t> due = model::ExpiryDueMs(*item, table.ttl_attribute);
     if (!due || model::IsTooOldToExpire(*due, now_ms_)) return;
     auto has_entry = store_.HasExpiry(*due, key);
@@ -137,6 +180,183 @@ class Checker {
       if (!MatchesItem(due, item_key)) ++report_.stale_expiry_entries;
     }
     return it->status();
+  }
+
+  // Each entry points to an item that exists and produces exactly this entry (key and value).
+  Status CheckIndexEntries() {
+    auto it = store_.ScanFamily(storage::Family::kIndexes, "", std::string(9, '\xff'), false,
+                                nullptr);
+    std::map<uint32_t, uint64_t> orphan_tables;
+    std::map<IndexRef, uint64_t> unknown_indexes;
+    for (; it->Valid(); it->Next()) {
+      ++report_.index_entries;
+      std::string_view key = it->key();
+      std::string_view rest = key;
+      uint32_t table_id = 0, index_id = 0;
+      if (!GetFixed32BE(&rest, &table_id) || !GetFixed32BE(&rest, &index_id)) {
+        Problem("index entry key too short to name a table and an index: " + Hex(key));
+        continue;
+      }
+      auto t = tables_.find(table_id);
+      if (t == tables_.end()) {
+        ++orphan_tables[table_id];
+        continue;
+      }
+      const model::TableDescriptor& table = t->second;
+      const model::SecondaryIndex* ix = FindIndex(table, index_id);
+      if (!ix) {
+        const auto& dropped = table.dropped_index_ids;
+        if (std::find(dropped.begin(), dropped.end(), index_id) != dropped.end()) {
+          ++report_.dropped_index_entries;  // its removal is pending (index_builder.h)
+        } else {
+          ++unknown_indexes[{table_id, index_id}];
+        }
+        continue;
+      }
+      CheckIndexEntry(table, *ix, key, it->value());
+    }
+    RETURN_IF_ERROR(it->status());
+    for (const auto& [id, n] : orphan_tables) {
+      Problem(fmt::format("{} index entries under table id {}, which names no table (orphans)",
+                          n, id));
+    }
+    for (const auto& [ref, n] : unknown_indexes) {
+      Problem(fmt::format("table {}: {} index entries under index id {}, which is neither one "
+                          "of its indexes nor being removed (orphans)",
+                          tables_.at(ref.first).name, n, ref.second));
+    }
+    return Status::Ok();
+  }
+
+  void CheckIndexEntry(const model::TableDescriptor& table, const model::SecondaryIndex& ix,
+                       std::string_view entry_key, std::string_view value) {
+    auto projected = storage::DecodeItem(value);
+    if (!projected) {
+      Problem(fmt::format("table {} index {}: entry {} does not decode", table.name, ix.name,
+                          Hex(entry_key)));
+      return;
+    }
+    Sums& sums = index_sums_[{table.id, ix.id}];
+    ++sums.items;
+    sums.bytes += static_cast<int64_t>(model::ItemSize(*projected));
+    auto pk = projected->find(table.key.hash.name);
+    auto sk = table.key.range ? projected->find(table.key.range->name) : projected->end();
+    if (pk == projected->end() || (table.key.range && sk == projected->end())) {
+      Problem(fmt::format("table {} index {}: entry {} lacks the table key", table.name, ix.name,
+                          Hex(entry_key)));
+      return;
+    }
+    std::string item_key =
+        storage::ItemKey(table.id, pk->second, table.key.range ? &sk->second : nullptr);
+    auto raw = store_.GetItem(item_key);
+    std::optional<model::Item> item;
+    if (raw.ok() && *raw) item = storage::DecodeItem(**raw);
+    if (!item) {
+      Problem(fmt::format("table {} index {}: entry {} points to no item (orphan)", table.name,
+                          ix.name, Hex(entry_key)));
+      return;
+    }
+    auto keys = index::IndexKeyOf(ix, *item);
+    if (!keys || index::EntryKey(table.id, ix, *keys, item_key) != entry_key) {
+      Problem(fmt::format("table {} index {}: entry {} is not its item's entry (the item's index "
+                          "key differs)",
+                          table.name, ix.name, Hex(entry_key)));
+      return;
+    }
+    if (index::Project(table, ix, *item) != *projected) {
+      Problem(fmt::format("table {} index {}: entry {} holds another projection than its item's",
+                          table.name, ix.name, Hex(entry_key)));
+      return;
+    }
+    ++valid_entries_[{table.id, ix.id}];
+  }
+
+  // Per-index stats equal the entries; an ACTIVE index has every item that belongs in it.
+  Status CheckIndexStats() {
+    for (const auto& [id, table] : tables_) {
+      for (const auto& ix : table.indexes) {
+        ASSIGN_OR_RETURN(stats, store_.GetIndexStats(id, ix.id));
+        Sums s = index_sums_[{id, ix.id}];
+        if (stats.item_count != s.items || stats.size_bytes != s.bytes) {
+          Problem(fmt::format("table {} index {}: stats say {} entries / {} bytes, the entries add "
+                              "up to {} / {}",
+                              table.name, ix.name, stats.item_count, stats.size_bytes, s.items,
+                              s.bytes));
+        }
+        uint64_t should = should_have_entry_[{id, ix.id}];
+        uint64_t valid = valid_entries_[{id, ix.id}];
+        if (ix.status == model::IndexStatus::kActive && valid < should) {
+          Problem(fmt::format("table {} index {}: {} of its {} items that belong in this ACTIVE "
+                              "index have no entry",
+                              table.name, ix.name, should - valid, should));
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Stream records belong to a stream their table lists, or to a dropped table's stream whose
+  // `02` entry was kept; only records past retention (the trimmer's) may belong to neither.
+  Status CheckStreams() {
+    std::set<std::pair<uint32_t, int64_t>> dropped;
+    {
+      std::string lower(1, streams::kDroppedPrefix), upper(1, streams::kDroppedPrefix + 1);
+      auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+      for (; it->Valid(); it->Next()) {
+        auto d = streams::DecodeDropped(it->key(), it->value());
+        if (!d) {
+          Problem("a dropped table's stream entry does not decode: " + Hex(it->key()));
+          continue;
+        }
+        if (tables_.count(d->table_id)) {
+          Problem(fmt::format("table {}: a dropped-table stream entry names this live table",
+                              tables_.at(d->table_id).name));
+        }
+        dropped.insert({d->table_id, d->info.created_ms});
+      }
+      RETURN_IF_ERROR(it->status());
+    }
+    const int64_t cutoff = now_ms_ - streams::kRetentionMs;
+    std::map<std::pair<uint32_t, int64_t>, uint64_t> lost;
+    std::string lower(1, streams::kRecordPrefix), upper(1, streams::kRecordPrefix + 1);
+    auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+    for (; it->Valid(); it->Next()) {
+      ++report_.stream_records;
+      uint32_t table_id = 0, shard = 0;
+      int64_t stream_ms = 0;
+      uint64_t seq = 0;
+      std::optional<int64_t> created = streams::RecordCreatedMs(it->value());
+      if (!streams::ParseRecordKey(it->key(), &table_id, &stream_ms, &shard, &seq) || !created) {
+        Problem("a stream record does not decode: " + Hex(it->key()));
+        continue;
+      }
+      auto t = tables_.find(table_id);
+      bool listed = false;
+      if (t != tables_.end()) {
+        const auto& list = t->second.streams;
+        listed = std::any_of(list.begin(), list.end(),
+                             [&](const model::StreamInfo& st) { return st.created_ms == stream_ms; });
+      }
+      if (listed || (t == tables_.end() && dropped.count({table_id, stream_ms}))) continue;
+      if (*created < cutoff) {
+        ++report_.expired_stream_records;
+        continue;
+      }
+      ++lost[{table_id, stream_ms}];
+    }
+    RETURN_IF_ERROR(it->status());
+    for (const auto& [ref, n] : lost) {
+      auto t = tables_.find(ref.first);
+      if (t == tables_.end()) {
+        Problem(fmt::format("{} stream records of dropped table id {} (stream {}) have no `02` "
+                            "entry: the Streams API can no longer read them",
+                            n, ref.first, streams::StreamLabel(ref.second)));
+      } else {
+        Problem(fmt::format("table {}: {} stream records of stream {}, which it does not list",
+                            t->second.name, n, streams::StreamLabel(ref.second)));
+      }
+    }
+    return Status::Ok();
   }
 
   bool MatchesItem(int64_t due, std::string_view item_key) {
@@ -197,6 +417,9 @@ class Checker {
   const int64_t now_ms_;
   std::map<uint32_t, model::TableDescriptor> tables_;
   std::map<uint32_t, Sums> sums_;
+  std::map<IndexRef, Sums> index_sums_;             // entries of each live index
+  std::map<IndexRef, uint64_t> should_have_entry_;  // items with the index's key attributes
+  std::map<IndexRef, uint64_t> valid_entries_;      // entries that are their item's entry
   CheckReport report_;
 };
 

@@ -80,6 +80,15 @@ struct RestoreSummary {
   bool in_progress = false;
 };
 
+// The indexing of a table's existing items into the expiry index after UpdateTimeToLive enabled
+// TTL (ttl/backfill.h). Persisted with TTL itself, so a crash in the middle leaves it pending
+// and the next start resumes it instead of leaving TTL on with items that never expire.
+struct TtlBackfill {
+  // The last item key (storage/key_codec.h) whose entry is committed; the job resumes after it.
+  // Empty: nothing done yet. Every item at or before it has its expiry entry.
+  std::string cursor;
+};
+
 struct TableDescriptor {
   // Internal id, unique for the life of the data dir; prefixes every key of the table's items.
   uint32_t id = 0;
@@ -108,6 +117,9 @@ struct TableDescriptor {
   // seconds. Writes keep the `expiry` index in step with it; the sweeper deletes what is due.
   bool ttl_enabled = false;
   std::string ttl_attribute;
+  // Set while the items the table had when TTL was enabled are being indexed (ENABLED already:
+  // writes keep the index from the moment TTL is on; the backfill covers the items before).
+  std::optional<TtlBackfill> ttl_backfill;
   // DynamoDB Streams: every stream the table had within the retention period, oldest first.
   // Only the last one may be enabled; writes add records to it (src/streams).
   std::vector<StreamInfo> streams;

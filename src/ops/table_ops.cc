@@ -7,6 +7,8 @@
 #include <mutex>
 #include <random>
 
+#include "streams/stream_log.h"
+
 namespace ttlstore::ops {
 namespace {
 
@@ -27,6 +29,13 @@ std::string NewUuid() {
 }  // namespace
 
 Error TableNotFound() { return Error::ResourceNotFound("Requested resource not found"); }
+
+// The service's words for a table in CREATING (seen on UpdateTable, UpdateTimeToLive and
+// DeleteTable: docs/compatibility.md).
+Error TableBeingCreated(const std::string& name) {
+  return Error::ResourceInUse("Attempt to change a resource which is still in use: Table is "
+                              "being created: " + name);
+}
 
 Status TableCatalog::Load() {
   auto tables = store_.LoadTables();
@@ -61,6 +70,9 @@ Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabl
     return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
   }
   const model::TableDescriptor& current = *it->second;
+  // A restore writes its items with the descriptor it started with: a TTL change now would
+  // not reach them.
+  if (RestoreInProgress(current)) return TableBeingCreated(name);
   if (enabled && current.ttl_enabled) {
     return Error::Validation("TimeToLive is already enabled");
   }
@@ -72,11 +84,40 @@ Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabl
         "TimeToLive is active on a different AttributeName: current AttributeName is " +
         current.ttl_attribute);
   }
+  // The service refuses any further change for up to an hour after one; we only while the
+  // backfill of the last enable runs, so that it never races a disable and a re-enable.
+  if (current.ttl_backfill) {
+    return Error::Validation(
+        "Time to live has been modified multiple times within a fixed interval");
+  }
   model::TableDescriptor updated = current;
   updated.ttl_enabled = enabled;
   updated.ttl_attribute = enabled ? attribute : "";
+  if (enabled) updated.ttl_backfill.emplace();
   RETURN_IF_ERROR(Replace(std::move(updated)));
   return tables_.at(name);
+}
+
+Result<bool> TableCatalog::AdvanceTtlBackfill(uint32_t table_id, const std::string& attribute,
+                                              storage::WriteBatch& batch,
+                                              const std::string& cursor, bool done) {
+  std::unique_lock lock(mu_);
+  auto it = by_id_.find(table_id);
+  if (it == by_id_.end()) return false;
+  const model::TableDescriptor& current = *it->second;
+  if (!current.ttl_enabled || current.ttl_attribute != attribute || !current.ttl_backfill) {
+    return false;
+  }
+  model::TableDescriptor updated = current;
+  if (done) {
+    updated.ttl_backfill.reset();
+  } else {
+    updated.ttl_backfill->cursor = cursor;
+  }
+  batch.PutTable(updated);
+  RETURN_IF_ERROR(store_.Write(batch));
+  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
+  return true;
 }
 
 Result<TablePtr> TableCatalog::Get(const std::string& name) const {
@@ -151,6 +192,7 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
   }
   storage::WriteBatch batch(store_);
   batch.DropTable(gone);
+  streams::AddDroppedStreams(batch, gone, clock_.NowMs());
   Status written = store_.Write(batch);
   std::unique_lock lock(mu_);
   deleting_.erase(name);

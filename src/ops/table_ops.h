@@ -68,11 +68,21 @@ class TableCatalog : public index::IndexCatalog {
   Status ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) override;
 
   // UpdateTimeToLive's change (D1, D13): enable TTL on `attribute`, or disable it. Errors with
-  // the service's messages: already enabled, already disabled, disabling another attribute.
-  // Taking effect is immediate (D12, ours). Items written before are indexed by the caller
-  // (ttl/backfill.h).
+  // the service's messages: already enabled, already disabled, disabling another attribute, a
+  // table still being restored (ResourceInUseException), and any change while the backfill of
+  // the last enable is still running (D12: "modified multiple times within a fixed interval").
+  // Taking effect is immediate (D12, ours). Enabling also marks the table's TTL backfill
+  // pending, in the same catalog write: the items written before are indexed by
+  // ttl/backfill.h, which clears the mark (AdvanceTtlBackfill) when it is done.
   Result<TablePtr> SetTimeToLive(const std::string& name, bool enabled,
                                  const std::string& attribute);
+  // Commits one chunk of the TTL backfill of table `table_id`: `batch` (the chunk's expiry
+  // entries) together with the descriptor's new cursor (the chunk's last item key), or with
+  // the pending mark removed when `done`. Returns false, writing nothing, when the table is
+  // gone or its TTL is no longer enabled on `attribute` with a backfill pending.
+  Result<bool> AdvanceTtlBackfill(uint32_t table_id, const std::string& attribute,
+                                  storage::WriteBatch& batch, const std::string& cursor,
+                                  bool done);
 
   // Creates a table from `spec` (name, key schema, definitions, billing, tags); fills id, uuid
   // and creation time. ResourceInUseException if the name is taken.
@@ -80,7 +90,9 @@ class TableCatalog : public index::IndexCatalog {
   // Deletes the table and all its items. Returns the descriptor as it was. The table disappears
   // from lookups at once; its data is dropped once no request still holds it (a write that
   // looked the table up before could otherwise land after the drop and leave an orphan). While
-  // that lasts, CreateTable of the name answers ResourceInUseException.
+  // that lasts, CreateTable of the name answers ResourceInUseException. The table's streams
+  // stay readable for their retention period: what DescribeStream needs of them is written in
+  // the same batch as the drop (streams::AddDroppedStreams), so a crash keeps both or neither.
   Result<TablePtr> Delete(const std::string& name, Front front = Front::kDynamoDb);
   // Names in byte order, starting after `exclusive_start`, at most `limit`.
   ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit,
@@ -122,5 +134,12 @@ class TableCatalog : public index::IndexCatalog {
 
 // DynamoDB's message for a data-plane call on a table that does not exist.
 Error TableNotFound();
+// DynamoDB's refusal of a control-plane change to a table whose restore is still loading it
+// (TableStatus CREATING).
+Error TableBeingCreated(const std::string& name);
+// Whether `table` is still being loaded by a restore (backup/backups.h).
+inline bool RestoreInProgress(const model::TableDescriptor& table) {
+  return table.restore && table.restore->in_progress;
+}
 
 }  // namespace ttlstore::ops

@@ -1,5 +1,6 @@
 // ttlstore: the command line. `ttlstore serve` opens the data dir and serves the DynamoDB API.
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +27,7 @@
 #include "storage/store.h"
 #include "streams/trimmer.h"
 #include "tablestore/signing.h"
+#include "ttl/backfill.h"
 #include "ttl/sweeper.h"
 #include "ttl/ttl_stats.h"
 
@@ -147,8 +149,14 @@ int Serve(const ServeFlags& flags) {
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, items.locks(), catalog);
   services.index_builder = &index_builder;
+  // UpdateTimeToLive's backfills of the expiry index; one a crash interrupted resumes.
+  ttl::ExpiryBackfiller ttl_backfiller(catalog, items);
+  services.ttl_backfiller = &ttl_backfiller;
   for (const auto& name : catalog.List(std::nullopt, SIZE_MAX).names) {
-    if (ops::TablePtr t = catalog.Find(name)) index_builder.Resume(*t);
+    if (ops::TablePtr t = catalog.Find(name)) {
+      index_builder.Resume(*t);
+      ttl_backfiller.Resume(*t);
+    }
   }
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
@@ -210,18 +218,23 @@ int Serve(const ServeFlags& flags) {
   sweeper.Start();
   stream_trimmer.Start();
   index_builder.Start();
+  ttl_backfiller.Start();
   purge_scheduler.Start();
   http.Run();
   purge_scheduler.Stop();
   sweeper.Stop();
   stream_trimmer.Stop();
   index_builder.Stop();
+  ttl_backfiller.Stop();
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }
 
 int Check(const std::string& data_dir) {
   using namespace ttlstore;
+  // stdout is the report; RocksDB's messages (e.g. the torn WAL tail a kill -9 leaves, which it
+  // drops on open) go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_logger_st("check"));
   if (!std::filesystem::is_directory(data_dir)) {
     std::fprintf(stderr, "ttlstore check: no data dir at %s\n", data_dir.c_str());
     return 1;
@@ -244,14 +257,15 @@ int Check(const std::string& data_dir) {
     std::printf("... and %llu more problems\n",
                 static_cast<unsigned long long>(report->problem_count - report->problems.size()));
   }
-  std::printf("%s: %llu tables, %llu items, %llu rows, %llu expiry entries (%llu stale), "
-              "%llu problems\n",
-              report->ok() ? "ok" : "FAILED", static_cast<unsigned long long>(report->tables),
-              static_cast<unsigned long long>(report->items),
-              static_cast<unsigned long long>(report->rows),
-              static_cast<unsigned long long>(report->expiry_entries),
-              static_cast<unsigned long long>(report->stale_expiry_entries),
-              static_cast<unsigned long long>(report->problem_count));
+  auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
+              "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
+              "stream records (%llu past retention), %llu problems\n",
+              report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
+              n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
+              n(report->stale_expiry_entries), n(report->index_entries),
+              n(report->dropped_index_entries), n(report->stream_records),
+              n(report->expired_stream_records), n(report->problem_count));
   return report->ok() ? 0 : 1;
 }
 
@@ -336,8 +350,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   std::string check_dir = "./ttlstore-data";
   CLI::App* check = app.add_subcommand(
-      "check", "Verify a data dir's invariants (items, stats, expiry index); exit 0 if whole, 1 "
-               "if not. Stop the server first.");
+      "check", "Verify a data dir's invariants (items, stats, expiry index, secondary indexes, "
+               "streams, Tablestore rows); exit 0 if whole, 1 if not. Stop the server first.");
   check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);

@@ -28,6 +28,7 @@ enum Tag : uint64_t {
   // 19: reserved for the indexes feature. 20-24: streams.
   kStream = 20,         // nested StreamTag fields, repeated, oldest first
   kRestore = 25,        // nested RestoreTag fields: how a restored table came to be
+  kTtlBackfill = 26,    // nested TtlBackfillTag fields: the TTL backfill still to finish
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
 };
 
@@ -41,6 +42,11 @@ enum RestoreTag : uint64_t {
 
 std::string EncodeRestore(const model::RestoreSummary& r);
 bool DecodeRestore(std::string_view in, model::RestoreSummary* r);
+
+// Fields inside a kTtlBackfill payload; persisted.
+enum TtlBackfillTag : uint64_t {
+  kTtlBackfillCursor = 1,  // bytes: the last item key indexed (absent: none yet)
+};
 
 // Fields inside a kTablestore payload; persisted.
 enum TablestoreTag : uint64_t {
@@ -248,6 +254,16 @@ bool DecodeRestore(std::string_view in, model::RestoreSummary* r) {
   return true;
 }
 
+bool DecodeTtlBackfill(std::string_view in, model::TtlBackfill* b) {
+  while (!in.empty()) {
+    uint64_t tag;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    if (tag == kTtlBackfillCursor) b->cursor.assign(p);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
@@ -278,6 +294,11 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   for (const auto& st : t.streams) PutField(&out, kStream, EncodeStream(st));
   if (t.tablestore) PutField(&out, kTablestore, EncodeTablestore(*t.tablestore));
   if (t.restore) PutField(&out, kRestore, EncodeRestore(*t.restore));
+  if (t.ttl_backfill) {
+    std::string p;
+    if (!t.ttl_backfill->cursor.empty()) PutField(&p, kTtlBackfillCursor, t.ttl_backfill->cursor);
+    PutField(&out, kTtlBackfill, p);
+  }
   return out;
 }
 
@@ -321,6 +342,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kStream: ok = DecodeStream(p, &t.streams.emplace_back()); break;
       case kTablestore: ok = DecodeTablestore(p, &t.tablestore.emplace()); break;
       case kRestore: ok = DecodeRestore(p, &t.restore.emplace()); break;
+      case kTtlBackfill: ok = DecodeTtlBackfill(p, &t.ttl_backfill.emplace()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

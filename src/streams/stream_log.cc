@@ -4,6 +4,7 @@
 
 #include "common/coding.h"
 #include "model/item_size.h"
+#include "streams/stream_names.h"
 
 namespace ttlstore::streams {
 namespace {
@@ -191,6 +192,20 @@ Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_
   RETURN_IF_ERROR(it->status());
   out.at_end = true;
   return out;
+}
+
+void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                       int64_t now_ms) {
+  for (const auto& st : table.streams) {
+    DroppedStream d;
+    d.table_id = table.id;
+    d.table_name = table.name;
+    d.key = table.key;
+    d.info = st;
+    if (d.info.disabled_ms == 0) d.info.disabled_ms = now_ms;
+    if (d.info.disabled_ms + kRetentionMs < now_ms) continue;  // its records are trimmed too
+    batch.Put(storage::Family::kStreams, DroppedKey(table.id, st.created_ms), EncodeDropped(d));
+  }
 }
 
 }  // namespace ttlstore::streams

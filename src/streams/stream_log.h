@@ -94,4 +94,11 @@ class StreamLog {
   std::map<uint64_t, std::pair<std::string, int64_t>> in_flight_;
 };
 
+// Adds to `batch` what DescribeStream and GetRecords need of the streams of `table`, which the
+// same batch drops: one `02` entry per stream still within its retention at `now_ms` (an
+// enabled stream is disabled now). The trimmer forgets them, with their records, 24 hours after
+// they were disabled. Written with the drop so that a crash keeps both or neither.
+void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                       int64_t now_ms);
+
 }  // namespace ttlstore::streams

@@ -1,44 +1,119 @@
 #include "ttl/backfill.h"
 
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
 #include "model/expiry.h"
-#include "storage/item_codec.h"
 #include "storage/key_codec.h"
 
 namespace ttlstore::ttl {
-namespace {
 
-// Items per chunk: one lock round and one WriteBatch each.
-constexpr size_t kChunk = 1000;
+ExpiryBackfiller::~ExpiryBackfiller() { Stop(); }
 
-}  // namespace
+void ExpiryBackfiller::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = false;
+  }
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ttl-backfill");
+    Loop();
+  });
+}
 
-Status BackfillExpiryIndex(ops::ItemOps& items, const model::TableDescriptor& table) {
-  std::string lower = storage::TablePrefix(table.id);
-  std::string upper = storage::PrefixSuccessor(lower);
-  std::string last;
-  bool more = true;
-  while (more) {
+void ExpiryBackfiller::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool ExpiryBackfiller::stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
+void ExpiryBackfiller::Enqueue(uint32_t table_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(table_id);
+    active_.insert(table_id);
+  }
+  wake_.notify_all();
+}
+
+void ExpiryBackfiller::Resume(const model::TableDescriptor& table) {
+  if (table.ttl_enabled && table.ttl_backfill) Enqueue(table.id);
+}
+
+bool ExpiryBackfiller::WaitUntilDone(uint32_t table_id, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return done_.wait_for(lock, timeout, [&] { return active_.count(table_id) == 0; });
+}
+
+void ExpiryBackfiller::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+    if (stop_) return;
+    uint32_t table_id = jobs_.front();
+    jobs_.pop_front();
+    lock.unlock();
+    auto start = std::chrono::steady_clock::now();
+    Status s = RunNow(table_id);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    if (!s) {
+      // The backfill stays pending in the descriptor: the next start retries it.
+      spdlog::error("event=ttl_backfill_failed table_id={} message=\"{}\"", table_id,
+                    s.error().message());
+    } else {
+      spdlog::info("event=ttl_backfill_done table_id={} duration_ms={}", table_id, ms);
+    }
+    lock.lock();
+    active_.erase(active_.find(table_id));
+    done_.notify_all();
+  }
+}
+
+Status ExpiryBackfiller::RunNow(uint32_t table_id) {
+  // Writers holding a version from before TTL was enabled add no entry: they must be done
+  // before any item is read (see the header).
+  catalog_.WaitForOlderVersions(table_id);
+  const std::string lower = storage::TablePrefix(table_id);
+  const std::string upper = storage::PrefixSuccessor(lower);
+  while (!stopping()) {
+    ops::TablePtr table = catalog_.FindById(table_id);
+    if (!table || !table->ttl_enabled || !table->ttl_backfill) return Status::Ok();
+    const std::string& cursor = table->ttl_backfill->cursor;
     std::vector<std::string> keys;
     {
-      auto it = items.store().ScanItems(lower, upper, false, last.empty() ? nullptr : &last);
+      auto it = items_.store().ScanItems(lower, upper, false, cursor.empty() ? nullptr : &cursor);
       for (; it->Valid() && keys.size() < kChunk; it->Next()) keys.emplace_back(it->key());
       RETURN_IF_ERROR(it->status());
     }
-    more = keys.size() == kChunk;
-    if (keys.empty()) break;
-    last = keys.back();
-    ops::KeyLocks::Guard guard(items.locks(), keys);
-    storage::WriteBatch batch(items.store());
+    bool done = keys.size() < kChunk;
+    ops::KeyLocks::Guard guard(items_.locks(), keys);
+    storage::WriteBatch batch(items_.store());
     for (const auto& key : keys) {
-      ASSIGN_OR_RETURN(current, items.ReadLocked(key));
-      if (!current.item) continue;
-      if (auto due = model::ExpiryDueMs(*current.item, table.ttl_attribute)) {
+      ASSIGN_OR_RETURN(current, items_.ReadLocked(key));
+      if (!current.item) continue;  // deleted since the scan
+      if (auto due = model::ExpiryDueMs(*current.item, table->ttl_attribute)) {
         batch.PutExpiry(*due, key);
       }
     }
-    RETURN_IF_ERROR(items.store().Write(batch));
+    ASSIGN_OR_RETURN(committed,
+                     catalog_.AdvanceTtlBackfill(table_id, table->ttl_attribute, batch,
+                                                 keys.empty() ? cursor : keys.back(), done));
+    // The sweeper hears of the chunk's entries from Store::Write, once they are readable.
+    if (!committed || done) return Status::Ok();  // gone or changed; or finished
   }
-  return Status::Ok();
+  return Status::Ok();  // stopped: resumed after the next start
 }
 
 }  // namespace ttlstore::ttl

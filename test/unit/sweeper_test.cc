@@ -27,8 +27,8 @@ class SweeperTest : public ops::OpsTest {
   void EnableTtl(const std::string& attribute = "expires") {
     auto t = catalog_->SetTimeToLive("sessions", true, attribute);
     ASSERT_TRUE(t.ok()) << t.error().message();
-    table_ = **t;
-    ASSERT_TRUE(BackfillExpiryIndex(*ops_, table_).ok());
+    ASSERT_TRUE(ExpiryBackfiller(*catalog_, *ops_).RunNow((*t)->id).ok());
+    table_ = *catalog_->Find("sessions");
   }
   void PutWith(const std::string& pk, std::optional<model::AttributeValue> expires) {
     model::Item item{{"pk", S(pk)}};
