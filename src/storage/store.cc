@@ -210,6 +210,13 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   // into a value every 64 operands keeps that read to a few operands.
   stats_options.max_successive_merges = 64;
 
+  // Every Tablestore write reads its row first (the purge index is a function of it), and a
+  // PutRow of a new row reads a key no memtable holds: the same whole-key memtable filter as
+  // the items' makes that miss a filter probe instead of a skiplist search.
+  rocksdb::ColumnFamilyOptions rows_options = cf_options;
+  rows_options.memtable_prefix_bloom_size_ratio = 0.02;
+  rows_options.memtable_whole_key_filtering = true;
+
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
       {"catalog", cf_options},
@@ -218,7 +225,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"expiry", cf_options},
       {"indexes", indexes_options},
       {"streams", cf_options},
-      {"rows", cf_options},
+      {"rows", rows_options},
       {"purge", cf_options},
   };
   rocksdb::DB* db = nullptr;

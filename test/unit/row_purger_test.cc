@@ -9,7 +9,11 @@
 #include <filesystem>
 #include <set>
 
+#include "backup/backup_file.h"
+#include "backup/backups.h"
+#include "ops/item_ops.h"
 #include "ops/row_batch.h"
+#include "storage/catalog_codec.h"
 #include "versions/purge_index.h"
 
 namespace ttlstore::ops {
@@ -344,6 +348,35 @@ TEST_F(RowPurgerTest, AStaleEntryIsDroppedWithoutTouchingTheRow) {
   EXPECT_EQ(stats.rows_rewritten, 0u);
   EXPECT_EQ(IndexEntries(), NeededEntries());
   EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow}));
+}
+
+TEST_F(RowPurgerTest, ARestoredTableHasItsPurgeIndex) {
+  SetOptions(-1, 3);
+  for (int v = 1; v <= 3; ++v) Put("r", "c", kNow - 10 + v);
+  Put("s", "c", kNow);
+  std::string path = (dir_ / "versions.ttlbak").string();
+  backup::BackupHeader header;
+  header.backup_arn = "arn:test/backup/1";
+  header.table_descriptor = storage::EncodeTableDescriptor(*Table());
+  ASSERT_TRUE(backup::ExportTable(*store_, *Table(), header, path, nullptr).ok());
+  auto reader = backup::BackupReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  backup::BackupRecord record;
+  record.header = (*reader)->header();
+  record.source = *Table();
+  auto spec = backup::RestoredDescriptor(record, "restored", {}, kNow);
+  ASSERT_TRUE(spec.ok());
+  auto restored = catalog_->Create(std::move(*spec));
+  ASSERT_TRUE(restored.ok());
+  ItemOps items(*store_);
+  std::atomic<bool> cancel{false};
+  ASSERT_TRUE(backup::ImportRecords(*store_, items, *catalog_, **restored, **reader, cancel,
+                                    nullptr).ok());
+  EXPECT_EQ(IndexEntries(), NeededEntries());
+  EXPECT_EQ(IndexEntries().size(), 6u);  // each table: age entries of r and s, count entry of r
+  SetOptions(-1, 1, "restored");
+  EXPECT_EQ(Purge("restored").rows_read, 1u);
+  EXPECT_EQ(Versions("r", "versions").size(), 3u);  // the source table is its own
 }
 
 }  // namespace
