@@ -2,7 +2,7 @@
 // fresh data dir (127.0.0.1, a free port), an SDK client for it, and the server's CPU time and
 // I/O counters from /proc. The SDK is the one the tests pin: `npm ci --prefix test/tablestore`.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,8 @@ export async function startServer(bin, args = []) {
   closeSync(fd);
   let exited = false;
   child.on('exit', () => { exited = true; });
+  // A benchmark that dies (or is timed out) must not leave its server running.
+  process.on('exit', () => { if (!exited) child.kill('SIGKILL'); });
   const deadline = Date.now() + 20000;
   while (Date.now() < deadline) {
     if (exited) throw new Error(`ttlstore exited before listening:\n${readFileSync(logPath, 'utf8')}`);
@@ -68,6 +70,22 @@ export async function startServer(bin, args = []) {
 export function cpuSeconds(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+// utime + stime of the process's threads whose name matches `re` (/proc/<pid>/task/*/stat), in
+// seconds: the work of the background threads alone, without the idle ticks of the others.
+export function threadCpuSeconds(pid, re) {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!re.test(name)) continue;
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      total += (Number(f[11]) + Number(f[12])) / 100;
+    } catch { /* the thread ended */ }
+  }
+  return total;
 }
 
 // /proc/<pid>/io: rchar/wchar (bytes through read/write calls, page cache included) and
