@@ -130,3 +130,9 @@ console.log(`  purge pass: ${duration ?? '?'} ms, cpu of the purge and RocksDB t
 console.log(`  io over the pass: rchar ${mb(io1.rchar - io0.rchar)} MB, wchar ${mb(io1.wchar - io0.wchar)} MB, ` +
             `read_bytes ${mb(io1.read_bytes - io0.read_bytes)} MB, write_bytes ${mb(io1.write_bytes - io0.write_bytes)} MB`);
 console.log(`  row00000000 afterwards shows: ${seen} (${check.row.attributes.length} cells)`);
+// The pass must have purged exactly what the options hid, and left the newest version.
+const expected = Math.ceil(rows / every) * (kind === 'versions' ? 2 : 1);
+if (purged !== expected || seen !== 'c' || check.row.attributes.length !== 1) {
+  console.error(`expected ${expected} versions purged and row00000000 to show one c`);
+  process.exitCode = 1;
+}
