@@ -8,7 +8,9 @@
 //   - each table's stats (ItemCount, TableSizeBytes) equal the sum over its items;
 //   - on a TTL-enabled table, every item whose TTL attribute makes it expire has its expiry-index
 //     entry at exactly that due time (otherwise it would never be deleted). Items more than five
-//     years past their TTL never expire (D4); the sweeper drops their entries, so none is needed.
+//     years past their TTL never expire (D4); the sweeper drops their entries, so none is needed;
+//   - every Tablestore row has exactly the purge-index entries its value calls for
+//     (versions/purge_index.h), and no entry names a row that does not need it.
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
 // while TTL was off, a dropped table) are harmless, the sweeper drops them, and are only counted.
 #pragma once

@@ -3,10 +3,11 @@
 // (--version-purge-interval 1); the test waits for ttlstore_versions_purged_total to move.
 // TTLSTORE_PURGE_KILL_SEED / TTLSTORE_PURGE_KILL_ROUNDS replay or lengthen the kill -9 test.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  Server, TableStore, cells, condition, createTable, getRow, putVersions, sleep, uniqueName,
+  Server, TTLSTORE_BIN, TableStore, cells, condition, createTable, getRow, putVersions, sleep, uniqueName,
   updateOptions, values, waitFor,
 } from './helpers.mjs';
 
@@ -214,5 +215,12 @@ describe('tablestore purge: cost and crashes', () => {
     }
     t.diagnostic(`seed ${seed}: ${rounds} kills, before a pass ${landed.before}, during one ` +
                  `${landed.during}, after one ${landed.after}`);
+    // The data dir is whole: every row has exactly its purge-index entries (ttlstore check).
+    assert.equal(await server.stop(), 0);
+    const out = execFileSync(TTLSTORE_BIN, ['check', '--data-dir', server.dataDir], { encoding: 'utf8' });
+    assert.match(out, /^ok:/m, out);  // (execFileSync throws on a non-zero exit)
+    server.port = null;
+    await server._spawn();
+    client = server.client();
   });
 });

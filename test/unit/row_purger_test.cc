@@ -11,6 +11,7 @@
 
 #include "backup/backup_file.h"
 #include "backup/backups.h"
+#include "check/consistency.h"
 #include "ops/item_ops.h"
 #include "ops/row_batch.h"
 #include "storage/catalog_codec.h"
@@ -348,6 +349,32 @@ TEST_F(RowPurgerTest, AStaleEntryIsDroppedWithoutTouchingTheRow) {
   EXPECT_EQ(stats.rows_rewritten, 0u);
   EXPECT_EQ(IndexEntries(), NeededEntries());
   EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow}));
+}
+
+TEST_F(RowPurgerTest, TtlstoreCheckFindsAMissingOrAnExtraEntry) {
+  ASSERT_TRUE(purger_->BuildIndexIfNeeded().ok());  // the index is whole from here on
+  SetOptions(-1, 3);
+  for (int v = 1; v <= 3; ++v) Put("r", "c", kNow - 10 + v);
+  Put("s", "c", kNow);
+  auto check = [&] {
+    auto report = check::CheckStore(*store_, clock_.NowMs());
+    EXPECT_TRUE(report.ok());
+    return report.ok() ? report->problem_count : 999;
+  };
+  EXPECT_EQ(check(), 0u);
+  std::string entry = *IndexEntries().begin();
+  storage::WriteBatch drop(*store_);
+  drop.Delete(storage::Family::kPurge, entry);
+  ASSERT_TRUE(store_->Write(drop).ok());
+  EXPECT_EQ(check(), 1u);  // a row lacks its entry
+  storage::WriteBatch restore(*store_);
+  restore.Put(storage::Family::kPurge, entry, {});
+  auto key = versions::EncodeRowKey(Table()->id, Table()->tablestore->primary_key, Pk("gone"));
+  versions::StoredRow row;
+  versions::PutVersion(row.FindOrAdd("c"), kNow, CellValue::Integer(1));
+  restore.Put(storage::Family::kPurge, versions::MarksOf(*key, row)[0], {});
+  ASSERT_TRUE(store_->Write(restore).ok());
+  EXPECT_EQ(check(), 1u);  // an entry names a row that does not exist
 }
 
 TEST_F(RowPurgerTest, ARestoredTableHasItsPurgeIndex) {
