@@ -2,7 +2,8 @@
 # CI smoke test of the benchmark tooling: builds bench/loadgen, starts ttlstore on a free loopback
 # port with a fresh data dir, runs every workload for 1 s with 4 connections, and fails if any
 # workload reports an error or completes no operation. Also checks loadgen's SigV4 signature
-# against botocore's when botocore is installed. Takes well under 60 s.
+# against botocore's when botocore is installed; then the Tablestore increments and purge
+# benchmarks at a size of seconds (when the Tablestore SDK is installed). Takes well under 60 s.
 #   TTLSTORE_BIN  ttlstore binary (default build/ttlstore, built with scripts/build.sh if missing)
 #   LOADGEN_BUILD_DIR  where to build the load generator (default build-bench)
 set -euo pipefail
@@ -68,5 +69,22 @@ for w in "${workloads[@]}"; do
   fi
 done
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || { failed=1; echo "smoke: loadgen exited $rc" >&2; }
+
+# The Tablestore benchmarks start servers of their own (from the same binary), at a size that
+# takes seconds; they need the SDK the Tablestore tests install.
+if [ -d test/tablestore/node_modules/tablestore ]; then
+  for run in "tablestore_increments.mjs --count 2000 --window 500 --max-seconds 60" \
+             "tablestore_purge.mjs --rows 20000 --hidden-percent 1 --kind ttl --interval 1"; do
+    # shellcheck disable=SC2086
+    if timeout 120 node bench/${run%% *} --bin "$ttlstore" ${run#* } >"$work/ts.out" 2>&1; then
+      passed=$((passed + 1))
+      grep -v '^  [0-9]* increments' "$work/ts.out" || true
+    else
+      failed=$((failed + 1))
+      cat "$work/ts.out" >&2
+      echo "smoke: FAILED bench/${run%% *}" >&2
+    fi
+  done
+fi
 echo "bench smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,9 +9,11 @@
 
 #include "model/item_size.h"
 #include "ops/key_locks.h"
+#include "ops/row_batch.h"
 #include "storage/catalog_codec.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "versions/row.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::backup {
@@ -180,10 +182,14 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
     }
     std::string full = prefix + key;
     if (kind == RecordKind::kRow) {
-      // Tablestore rows have no companions: a plain batch (only `ttlstore restore`, offline,
-      // loads them).
+      // A Tablestore row's only companions are its purge-index entries (ops/row_batch.h); a
+      // plain batch (only `ttlstore restore`, offline, loads them) into a table still empty.
+      versions::StoredRow row;
+      if (!versions::DecodeRow(value, &row)) {
+        return Error::Validation("backup file holds a corrupt row");
+      }
       if (!rows) rows = std::make_unique<storage::WriteBatch>(store);
-      rows->Put(storage::Family::kRows, full, value);
+      ops::StageRowChange(*rows, full, nullptr, &row);
       if (++rows_in_batch == kImportBatch) {
         if (Status s = store.Write(*rows); !s) return s;
         rows.reset();

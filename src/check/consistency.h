@@ -23,7 +23,9 @@
 //     stream whose `02` entry DeleteTable kept; records past the 24-hour retention are only
 //     counted (the trimmer removes them); no `02` entry names a live table;
 //   - every Tablestore row belongs to a Tablestore table, its key matches the table's primary-key
-//     schema and its versions are in order.
+//     schema and its versions are in order;
+//   - every Tablestore row has exactly the purge-index entries its value calls for
+//     (versions/purge_index.h), and no entry names a row that does not need it.
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
 // while TTL was off, a dropped table) are harmless, the sweeper drops them, and are only counted.
 #pragma once

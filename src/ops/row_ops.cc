@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "ops/row_batch.h"
+
 namespace ttlstore::ops {
 namespace {
 
@@ -97,12 +99,11 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   }
 
   std::lock_guard lock(locks_.For(*key));
-  std::optional<StoredRow> old;
-  if (change.condition != RowExistence::kIgnore || change.kind == RowChange::Kind::kUpdate) {
-    auto read = ReadRow(store_, *key);
-    if (!read) return read.error();
-    old = std::move(*read);
-  }
+  // Always read the row: its purge-index entries are a function of it, and a write replaces
+  // them (ops/row_batch.h).
+  auto read = ReadRow(store_, *key);
+  if (!read) return read.error();
+  std::optional<StoredRow> old = std::move(*read);
   if (change.condition != RowExistence::kIgnore) {
     bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
     if (exists != (change.condition == RowExistence::kExpectExist)) {
@@ -110,40 +111,58 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
     }
   }
 
-  storage::WriteBatch batch(store_);
+  // The row as it will be stored, or nullopt to delete it. Whatever the change, what the
+  // options hide now is dropped, before the change (so that deleting a visible version cannot
+  // bring back one hidden behind it) and after it (versions the change pushed out): a write
+  // costs in proportion to max versions, not to the row's history. Data hidden by a lowered
+  // option is thus gone for good at the row's next write (docs/tablestore.md).
+  std::optional<StoredRow> row;
+  uint64_t trimmed = 0;
   switch (change.kind) {
     case RowChange::Kind::kDelete:
-      batch.Delete(storage::Family::kRows, *key);
       break;
     case RowChange::Kind::kPut: {
       // PutRow replaces the row: every version of every column it had is gone.
-      StoredRow row;
+      row.emplace();
       for (const auto& cell : change.cells) {
-        versions::PutVersion(row.FindOrAdd(cell.column), cell.timestamp_ms.value_or(now_ms),
+        versions::PutVersion(row->FindOrAdd(cell.column), cell.timestamp_ms.value_or(now_ms),
                              cell.value);
       }
-      batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
-      if (after) *after = std::move(row);
+      // A version inside the write window can still be past the TTL by less than a second
+      // (T9 compares seconds); one that is hidden the moment it is written is not kept.
+      if (versions::PurgeRow(*row, schema.options, now_ms, &trimmed) ==
+          versions::PurgeVerdict::kRemove) {
+        row.reset();
+      }
       break;
     }
     case RowChange::Kind::kUpdate: {
-      // An expired row updated is a new row: its hidden versions must not come back with it.
-      StoredRow row;
-      if (old && versions::RowVisible(*old, schema.options, now_ms)) row = std::move(*old);
-      auto applied = ApplyUpdate(table, change, now_ms, row);
+      row.emplace();
+      if (old) {
+        *row = *old;
+        // An expired row updated is a new row: its hidden versions must not come back with
+        // it. Trimming does exactly that (it leaves no column of a row that has aged out).
+        versions::PurgeRow(*row, schema.options, now_ms, &trimmed);
+      }
+      auto applied = ApplyUpdate(table, change, now_ms, *row);
       if (!applied) return applied;
+      versions::PurgeRow(*row, schema.options, now_ms, &trimmed);
       // A row left with no cell is gone, as in the service's cell store (only PutRow makes a
       // row of its primary key alone).
-      if (row.columns.empty()) {
-        batch.Delete(storage::Family::kRows, *key);
-      } else {
-        batch.Put(storage::Family::kRows, *key, versions::EncodeRow(row));
-      }
-      if (after) *after = std::move(row);
+      if (row->columns.empty()) row.reset();
       break;
     }
   }
-  return store_.Write(batch);
+  if (!old && !row) {  // nothing stored before or after: nothing to write
+    if (after) *after = StoredRow();
+    return Status::Ok();
+  }
+  storage::WriteBatch batch(store_);
+  StageRowChange(batch, *key, old ? &*old : nullptr, row ? &*row : nullptr);
+  RETURN_IF_ERROR(store_.Write(batch));
+  if (trimmed > 0) versions_trimmed_.fetch_add(trimmed, std::memory_order_relaxed);
+  if (after) *after = row ? std::move(*row) : StoredRow();
+  return Status::Ok();
 }
 
 std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::string_view key,

@@ -5,11 +5,15 @@
 // read sees (T2, T5, T8).
 //
 // A write is read-modify-write of the whole row under its key's stripe lock, so concurrent
-// writers to one row serialize and each sees the other's versions. Nothing is purged here:
-// hidden versions stay until the compaction filter drops them (versions/purge), which is what
-// lets raising an option bring them back (T3, T8).
+// writers to one row serialize and each sees the other's versions. A write also drops what the
+// table's options hide at that moment (beyond max versions, past the TTL), so a row updated a
+// million times holds max-versions versions, not a million, and each write costs in proportion
+// to that. What it drops is gone for good: raising an option brings back only hidden data that
+// neither a write of its row nor the purge (ops/row_purger.h) has reached yet (T3, T8;
+// docs/tablestore.md). Each write keeps the row's purge-index entries in step, in its batch.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,6 +92,11 @@ class RowOps {
   Result<RangeResult> GetRange(const model::TableDescriptor& table,
                                const RangeRequest& request) const;
 
+  // The per-row locks writes take; the purge takes them too (ops/row_purger.h).
+  KeyLocks& locks() { return locks_; }
+  // Versions writes have dropped because the options hid them (for /metrics).
+  uint64_t versions_trimmed() const { return versions_trimmed_.load(std::memory_order_relaxed); }
+
  private:
   // Applies the cell changes of an UpdateRow to `row`.
   Status ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
@@ -100,6 +109,7 @@ class RowOps {
   storage::Store& store_;
   const Clock& clock_;
   KeyLocks locks_;
+  std::atomic<uint64_t> versions_trimmed_{0};
 };
 
 // The Tablestore service's message for a failed row existence condition.

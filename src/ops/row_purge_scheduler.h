@@ -1,7 +1,9 @@
-// RowPurgeScheduler: makes "purged later" (T2, T6) happen within a bounded time. RocksDB only
-// runs the purge filter when it compacts, and a table nobody writes to may not be compacted
-// for a long time, so every `interval` this thread compacts the whole `rows` family (when any
-// Tablestore table exists), which passes every row through the purge (ops/row_purger.h).
+// RowPurgeScheduler: makes "purged later" (T2, T6) happen within a bounded time. At start-up it
+// gives rows stored before the purge index existed their entries (once per data dir), then runs
+// one purge pass (ops/row_purger.h) at once and one every `interval`. A pass reads only the rows
+// that can hold hidden versions, so its cost follows what is hidden, not the data's size.
+// Nothing of a pass is persisted but its effects: a pass cut short by a stop or a crash is
+// simply taken up by the next one, which finds the work left in the purge index.
 #pragma once
 
 #include <atomic>
@@ -10,33 +12,29 @@
 #include <mutex>
 #include <thread>
 
-#include "ops/table_ops.h"
-#include "storage/store.h"
+#include "ops/row_purger.h"
 
 namespace ttlstore::ops {
 
 class RowPurgeScheduler {
  public:
-  RowPurgeScheduler(storage::Store& store, const TableCatalog& catalog,
-                    std::chrono::seconds interval)
-      : store_(store), catalog_(catalog), interval_(interval) {}
+  RowPurgeScheduler(RowPurger& purger, std::chrono::seconds interval)
+      : purger_(purger), interval_(interval) {}
   ~RowPurgeScheduler() { Stop(); }
 
   void Start();
   void Stop();
-  uint64_t runs() const { return runs_.load(std::memory_order_relaxed); }
 
  private:
   void Loop();
+  void Pass();
 
-  storage::Store& store_;
-  const TableCatalog& catalog_;
+  RowPurger& purger_;
   const std::chrono::seconds interval_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // GUARDED_BY(mu_)
   std::thread thread_;
-  std::atomic<uint64_t> runs_{0};
 };
 
 }  // namespace ttlstore::ops

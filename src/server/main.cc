@@ -135,13 +135,13 @@ int Serve(const ServeFlags& flags) {
   }
   // The Tablestore model: versioned rows, their purge, and the front end's services.
   ops::PurgeCounters purge_counters;
-  (*store)->SetRowPurger(std::make_shared<ops::RowPurger>(catalog, clock, purge_counters));
   ops::RowOps rows(**store, clock);
+  ops::RowPurger purger(**store, catalog, rows, clock, purge_counters);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,
                                            flags.tablestore_min_ttl,
                                            policies ? &*policies : nullptr};
-  ops::RowPurgeScheduler purge_scheduler(**store, catalog,
+  ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
@@ -183,21 +183,8 @@ int Serve(const ServeFlags& flags) {
         "ttlstore_storage_pending_compaction_bytes {}\n",
         c.running, c.running_flushes, c.pending_bytes);
   });
-  metrics.AddSource([&purge_counters, &purge_scheduler] {
-    return fmt::format(
-        "# HELP ttlstore_versions_purged_total Versions of Tablestore-model rows purged because "
-        "the table's max versions or TTL hid them.\n"
-        "# TYPE ttlstore_versions_purged_total counter\n"
-        "ttlstore_versions_purged_total {}\n"
-        "# HELP ttlstore_versions_rows_purged_total Tablestore-model rows purged because no "
-        "version of theirs was left visible.\n"
-        "# TYPE ttlstore_versions_rows_purged_total counter\n"
-        "ttlstore_versions_rows_purged_total {}\n"
-        "# HELP ttlstore_versions_purge_runs_total Scheduled purge compactions of the rows.\n"
-        "# TYPE ttlstore_versions_purge_runs_total counter\n"
-        "ttlstore_versions_purge_runs_total {}\n",
-        purge_counters.versions_purged.load(), purge_counters.rows_removed.load(),
-        purge_scheduler.runs());
+  metrics.AddSource([&purge_counters, &rows] {
+    return ops::RenderVersionMetrics(purge_counters, rows);
   });
   ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
@@ -339,7 +326,7 @@ int main(int argc, char** argv) {
                     "the service's; lower it for local testing)")
       ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}));
   serve->add_option("--version-purge-interval", flags.version_purge_interval_s,
-                    "Seconds between compactions that purge Tablestore versions hidden by max "
+                    "Seconds between passes that purge Tablestore versions hidden by max "
                     "versions or TTL (default: 3600)")
       ->check(CLI::Range(int64_t{1}, int64_t{86400 * 30}));
   serve->add_option("--clock-start-ms", flags.clock_start_ms,

@@ -10,6 +10,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -143,6 +144,8 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   batch_->DeleteRange(store_.items_, begin, PrefixSuccessor(begin));
   batch_->DeleteRange(store_.indexes_, begin, PrefixSuccessor(begin));
   batch_->DeleteRange(store_.rows_, begin, PrefixSuccessor(begin));
+  // The table's purge-index entries (versions/purge_index.h: keys begin with the table id).
+  batch_->DeleteRange(store_.purge_, begin, PrefixSuccessor(begin));
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   batch_->Delete(store_.catalog_, table.name);
@@ -210,8 +213,12 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   // into a value every 64 operands keeps that read to a few operands.
   stats_options.max_successive_merges = 64;
 
+  // Every Tablestore write reads its row first (the purge index is a function of it), and a
+  // PutRow of a new row reads a key no memtable holds: the same whole-key memtable filter as
+  // the items' makes that miss a filter probe instead of a skiplist search.
   rocksdb::ColumnFamilyOptions rows_options = cf_options;
-  rows_options.compaction_filter_factory = NewRowPurgeFilterFactory(store->row_purger_);
+  rows_options.memtable_prefix_bloom_size_ratio = 0.02;
+  rows_options.memtable_whole_key_filtering = true;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
@@ -222,6 +229,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"indexes", indexes_options},
       {"streams", cf_options},
       {"rows", rows_options},
+      {"purge", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;
@@ -230,6 +238,14 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     // them, and an open descriptor still reads a deleted file.
     db_options.max_open_files = -1;
     db_options.create_if_missing = false;
+    // A data dir last opened by a server older than the purge index has no `purge` family, and
+    // a read-only open cannot create it: open without it (read-only users never read it).
+    std::vector<std::string> existing;
+    if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(db_options), options.path, &existing)
+            .ok() &&
+        std::find(existing.begin(), existing.end(), "purge") == existing.end()) {
+      families.pop_back();
+    }
     s = rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(db_options), options.path, families,
                                      &store->handles_, &db);
   } else if (!std::filesystem::exists(std::filesystem::path(options.path) / "CURRENT")) {
@@ -263,6 +279,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->indexes_ = store->handles_[5];
   store->streams_ = store->handles_[6];
   store->rows_ = store->handles_[7];
+  store->purge_ = store->handles_.size() > 8 ? store->handles_[8] : nullptr;
   return store;
 }
 
@@ -353,16 +370,9 @@ rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
     case Family::kIndexes: return indexes_;
     case Family::kStreams: return streams_;
     case Family::kRows: return rows_;
+    case Family::kPurge: return purge_;
   }
   return streams_;
-}
-
-Status Store::CompactRows() {
-  rocksdb::CompactRangeOptions options;
-  // Rewrite the last level too: that is where old versions sit.
-  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-  rocksdb::Status s = db_->CompactRange(options, rows_, nullptr, nullptr);
-  return Convert(&s, "compaction of rows failed");
 }
 
 Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {

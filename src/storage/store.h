@@ -13,9 +13,9 @@
 //            the order they expire, so the sweeper reads only what is due (storage/expiry_key.h).
 //   indexes  secondary-index entries (src/index owns the layout)
 //   streams  stream records and stream metadata (src/streams owns the layout)
-//   rows     the versioned rows of Tablestore-model tables (src/versions owns the layout); a
-//            compaction filter purges the versions their table's options hide
-//            (storage/row_purge_filter.h)
+//   rows     the versioned rows of Tablestore-model tables (src/versions owns the layout)
+//   purge    the purge index: which rows can hold versions their table's options hide
+//            (versions/purge_index.h), written in the same batch as each row
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -32,7 +32,6 @@
 
 #include "common/result.h"
 #include "model/table.h"
-#include "storage/row_purge_filter.h"
 
 namespace rocksdb {
 class DB;
@@ -73,7 +72,7 @@ struct TableStats {
 class Store;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
-enum class Family : uint8_t { kIndexes, kStreams, kRows };
+enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge };
 
 // One atomic write. Build it, then Store::Write it.
 class WriteBatch {
@@ -187,10 +186,6 @@ class Store {
   // Entry count and size of one secondary index (stats key: table id . index id, 4 bytes BE each).
   Result<TableStats> GetIndexStats(uint32_t table_id, uint32_t index_id) const;
   CompactionState Compactions() const;
-  // Who decides what the `rows` family's compactions purge (unset: nothing is purged).
-  void SetRowPurger(std::shared_ptr<const RowPurger> purger) { row_purger_->Set(std::move(purger)); }
-  // Compacts the whole `rows` family (memtable included) so that every row passes the purger.
-  Status CompactRows();
   // RocksDB's estimate of the bytes the items in [lower, upper) take, memtables included (cheap:
   // no item is read).
   uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const;
@@ -224,7 +219,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* indexes_ = nullptr;
   rocksdb::ColumnFamilyHandle* streams_ = nullptr;
   rocksdb::ColumnFamilyHandle* rows_ = nullptr;
-  std::shared_ptr<RowPurgerSlot> row_purger_ = std::make_shared<RowPurgerSlot>();
+  rocksdb::ColumnFamilyHandle* purge_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

@@ -1,7 +1,8 @@
 // The rules of the Tablestore model that decide what a reader sees and what a writer may stamp,
 // as pure functions of a row, the table's *current* options and "now" (T2, T3, T5, T6, T8, T9).
-// Reads and the purge (versions/purge.h) apply the same functions, so data is invisible the
-// moment an option hides it and is purged later by the same verdict.
+// Reads, writes (which trim the row they write, ops/row_ops.h) and the purge (ops/row_purger.h)
+// apply the same functions, so data is invisible the moment an option hides it and is dropped
+// later by the same verdict.
 #pragma once
 
 #include <cstdint>
@@ -46,10 +47,10 @@ const Version* LatestVisible(const Column& column, const model::VersionOptions& 
 Status CheckWriteWindow(int64_t timestamp_ms, const std::string& column,
                         const model::VersionOptions& options, int64_t now_ms);
 
-// What the purge does to one stored row (versions/purge.h).
+// What dropping the hidden versions did to one stored row (a write's trim, or the purge).
 enum class PurgeVerdict { kKeep, kRewrite, kRemove };
 // Drops every version the options hide from `row` (and columns left empty). kRemove when the
-// row had columns and none is left; `purged` counts the versions dropped.
+// row had columns and none is left; `purged` is increased by the number of versions dropped.
 PurgeVerdict PurgeRow(StoredRow& row, const model::VersionOptions& options, int64_t now_ms,
                       uint64_t* purged);
 

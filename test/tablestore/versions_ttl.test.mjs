@@ -1,6 +1,7 @@
 // Versions and table lifetime before any purge: max versions (T1-T3), TTL (T6-T8), the write
-// window (T9). The server runs with --tablestore-min-ttl 1 so TTLs of a few seconds are allowed;
-// the default purge interval (3600 s) means nothing is purged while these tests run.
+// window (T9), and what a write trims. The server runs with --tablestore-min-ttl 1 so TTLs of a
+// few seconds are allowed; with the default purge interval (3600 s) the only purge pass runs at
+// start-up, before any table exists, so hidden data goes only through the writes tested here.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
@@ -40,7 +41,7 @@ describe('tablestore versions and TTL (before purge)', () => {
   }
 
   describe('max versions (T1-T3)', () => {
-    it('3 versions with maxVersions 1: only the newest is visible; raising brings all back; lowering hides at once', async () => {
+    it('3 versions with maxVersions 1: only the newest is visible, and the writes trimmed the rest for good', async () => {
       const t = await table('mv', { timeToLive: -1, maxVersions: 1 });
       const base = Date.now() - 10000;
       await putVersions(client, t, pk('r'), [['c', 'v1', base]]);
@@ -51,30 +52,78 @@ describe('tablestore versions and TTL (before purge)', () => {
       assert.deepEqual(cells(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v3', base + 2000]]);
       assertNoCells(await getRow(client, t, pk('r'), { maxVersions: 10, timeRange: { startTime: base, endTime: base + 2000 } }),
                     'older versions must not show through a time range either');
-      let range = await client.getRange({
+      const range = await client.getRange({
         tableName: t, direction: Direction.FORWARD, maxVersions: 10,
         inclusiveStartPrimaryKey: [{ id: INF_MIN }], exclusiveEndPrimaryKey: [{ id: INF_MAX }],
       });
       assert.deepEqual(range.rows.map(cells), [[['c', 'v3', base + 2000]]]);
 
-      // T3: raising before the purge brings them back.
+      // Each write dropped what max versions hid: raising the limit brings nothing back.
       await updateOptions(client, t, { maxVersions: 3 });
-      assert.deepEqual(cells(await getRow(client, t, pk('r'), { maxVersions: 10 })), [
-        ['c', 'v3', base + 2000], ['c', 'v2', base + 1000], ['c', 'v1', base],
+      assert.deepEqual(cells(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v3', base + 2000]]);
+    });
+
+    it('lowering hides at once; raising brings back what no write has trimmed since (T3)', async () => {
+      const t = await table('mvraise', { timeToLive: -1, maxVersions: 3 });
+      const base = Date.now() - 10000;
+      for (const id of ['idle', 'written']) {
+        for (let i = 0; i < 3; i += 1) await putVersions(client, t, pk(id), [['c', `v${i}`, base + 1000 * i]]);
+      }
+      await updateOptions(client, t, { maxVersions: 2 });
+      assert.deepEqual(values(await getRow(client, t, pk('idle'), { maxVersions: 10 })), [['c', 'v2'], ['c', 'v1']]);
+      await updateOptions(client, t, { maxVersions: 1 });
+      assert.deepEqual(values(await getRow(client, t, pk('idle'), { maxVersions: 10 })), [['c', 'v2']]);
+      let range = await client.getRange({
+        tableName: t, direction: Direction.FORWARD, maxVersions: 10,
+        inclusiveStartPrimaryKey: [{ id: INF_MIN }], exclusiveEndPrimaryKey: [{ id: INF_MAX }],
+      });
+      assert.deepEqual(range.rows.map(values), [[['c', 'v2']], [['c', 'v2']]]);
+
+      // A write to another column of "written" rewrites the row: the hidden versions of c go.
+      await putVersions(client, t, pk('written'), [['other', 'o', base + 5000]]);
+      await updateOptions(client, t, { maxVersions: 3 });
+      assert.deepEqual(cells(await getRow(client, t, pk('idle'), { maxVersions: 10 })), [
+        ['c', 'v2', base + 2000], ['c', 'v1', base + 1000], ['c', 'v0', base],
+      ]);
+      assert.deepEqual(cells(await getRow(client, t, pk('written'), { maxVersions: 10 })), [
+        ['c', 'v2', base + 2000], ['other', 'o', base + 5000],
       ]);
       range = await client.getRange({
         tableName: t, direction: Direction.FORWARD, maxVersions: 10,
         inclusiveStartPrimaryKey: [{ id: INF_MIN }], exclusiveEndPrimaryKey: [{ id: INF_MAX }],
       });
-      assert.deepEqual(range.rows.map(cells), [[['c', 'v3', base + 2000], ['c', 'v2', base + 1000], ['c', 'v1', base]]]);
-
-      // Lowering hides at once.
-      await updateOptions(client, t, { maxVersions: 2 });
-      assert.deepEqual(values(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v3'], ['c', 'v2']]);
-      await updateOptions(client, t, { maxVersions: 1 });
-      assert.deepEqual(values(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v3']]);
+      assert.deepEqual(range.rows.map((r) => r.attributes.length), [3, 2]);
     });
 
+    it('deleting the newest version does not bring back one that max versions hid', async () => {
+      const t = await table('mvdel', { timeToLive: -1, maxVersions: 3 });
+      const base = Date.now() - 10000;
+      for (let i = 0; i < 3; i += 1) await putVersions(client, t, pk('r'), [['c', `v${i}`, base + i]]);
+      await updateOptions(client, t, { maxVersions: 2 });
+      await client.updateRow({
+        tableName: t, primaryKey: pk('r'), condition: condition('IGNORE'),
+        updateOfAttributeColumns: [{ DELETE: [{ c: base + 2 }] }],
+      });
+      assert.deepEqual(values(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v1']]);
+      await updateOptions(client, t, { maxVersions: 3 });
+      assert.deepEqual(values(await getRow(client, t, pk('r'), { maxVersions: 10 })), [['c', 'v1']]);
+    });
+
+    it('100 increments of one cell keep one version (max versions 1)', async () => {
+      const t = await table('mvinc', { timeToLive: -1, maxVersions: 1 });
+      const rc = { returnType: TableStore.ReturnType.AfterModify, returnColumns: ['n'] };
+      let last;
+      for (let i = 0; i < 100; i += 1) {
+        last = await client.updateRow({
+          tableName: t, primaryKey: pk('n'), condition: condition('IGNORE'), returnContent: rc,
+          updateOfAttributeColumns: [{ INCREMENT: [{ n: Long.fromNumber(1) }] }],
+        });
+      }
+      assert.deepEqual(values(last.row), [['n', 100n]]);
+      await updateOptions(client, t, { maxVersions: 1000 });
+      const row = await getRow(client, t, pk('n'), { maxVersions: 1000 });
+      assert.deepEqual(values(row), [['n', 100n]], 'the row kept one version, not a hundred');
+    });
     it('writes beyond max versions keep counting per column', async () => {
       const t = await table('mv2', { timeToLive: -1, maxVersions: 2 });
       const base = Date.now() - 10000;
@@ -125,6 +174,20 @@ describe('tablestore versions and TTL (before purge)', () => {
       assert.deepEqual(values(await getRow(client, t, pk('allold'))), [['x', 'x'], ['y', 'y']]);
       await updateOptions(client, t, { timeToLive: -1 });
       assert.deepEqual(await scanIds(t), ['allold', 'mixed']);
+    });
+
+    it('a write trims what the TTL hides: raising the TTL revives only rows nobody wrote since (T8)', async () => {
+      const t = await table('ttlwrite', { timeToLive: -1, maxVersions: 3 });
+      const now = Date.now();
+      for (const id of ['idle', 'written']) {
+        await putVersions(client, t, pk(id), [['old', 'o', now - 120000], ['new', 'n', now - 1000]]);
+      }
+      await updateOptions(client, t, { timeToLive: 60 });
+      assert.deepEqual(values(await getRow(client, t, pk('written'))), [['new', 'n']]);
+      await putVersions(client, t, pk('written'), [['more', 'm']]);
+      await updateOptions(client, t, { timeToLive: -1 });
+      assert.deepEqual(values(await getRow(client, t, pk('idle'))), [['new', 'n'], ['old', 'o']]);
+      assert.deepEqual(values(await getRow(client, t, pk('written'))), [['more', 'm'], ['new', 'n']]);
     });
 
     it('a version becomes invisible once its age exceeds the TTL (real time)', async () => {

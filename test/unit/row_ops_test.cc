@@ -1,5 +1,6 @@
-// RowOps over a real Store and the purge through RocksDB's compaction filter: write versions,
-// read them under changing options, compact, and check what remains (T2, T3, T6, T8, T9, T10).
+// RowOps over a real Store with a fake clock: write versions, read them under changing options,
+// check what a write trims and what remains for the purge (T2, T3, T6, T8, T9, T10). The purge
+// itself: row_purger_test.cc.
 #include "ops/row_ops.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +8,6 @@
 
 #include <filesystem>
 
-#include "ops/row_purger.h"
 #include "ops/table_ops.h"
 
 namespace ttlstore::ops {
@@ -31,7 +31,6 @@ class RowOpsTest : public ::testing::Test {
     store_ = std::move(*s);
     catalog_ = std::make_unique<TableCatalog>(*store_, clock_);
     ASSERT_TRUE(catalog_->Load().ok());
-    store_->SetRowPurger(std::make_shared<RowPurger>(*catalog_, clock_, counters_));
     rows_ = std::make_unique<RowOps>(*store_, clock_);
     model::TableDescriptor spec;
     spec.name = "versions";
@@ -85,45 +84,126 @@ class RowOpsTest : public ::testing::Test {
     return out;
   }
 
+  // Versions of "col" the `rows` family holds for the row, hidden ones included.
+  size_t StoredVersions(const std::string& id) {
+    auto key = versions::EncodeRowKey(Table()->id, Table()->tablestore->primary_key, Pk(id));
+    EXPECT_TRUE(key.ok());
+    auto raw = store_->Get(storage::Family::kRows, *key);
+    EXPECT_TRUE(raw.ok());
+    if (!raw.ok() || !raw->has_value()) return 0;
+    versions::StoredRow row;
+    EXPECT_TRUE(versions::DecodeRow(**raw, &row));
+    const versions::Column* c = row.Find("col");
+    if (!c) c = row.Find("n");
+    return c ? c->versions.size() : 0;
+  }
+
   std::filesystem::path dir_;
   FakeClock clock_{kNow};
-  PurgeCounters counters_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TableCatalog> catalog_;
   std::unique_ptr<RowOps> rows_;
 };
 
-TEST_F(RowOpsTest, MaxVersionsHidesAtOnceAndRaisingBeforePurgeBringsBack) {
-  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("r", kNow - 10 + i, i).ok());
-  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));
+TEST_F(RowOpsTest, MaxVersionsHidesAtOnceAndRaisingBringsBackWhatNoWriteTrimmed) {  // T2, T3
   SetOptions(-1, 3);
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("r", kNow - 10 + i, i).ok());
+  SetOptions(-1, 1);
+  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));  // hidden at once
+  SetOptions(-1, 3);  // nobody wrote "r" since: everything comes back
   EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7, kNow - 8, kNow - 9}));
   SetOptions(-1, 2);
   EXPECT_EQ(Versions("r").size(), 2u);
 }
 
-TEST_F(RowOpsTest, PurgeByCompactionIsFinal) {
+TEST_F(RowOpsTest, AWriteTrimsWhatMaxVersionsHides) {
   for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("r", kNow - 10 + i, i).ok());
-  ASSERT_TRUE(store_->CompactRows().ok());
-  EXPECT_EQ(counters_.versions_purged.load(), 2u);
+  EXPECT_EQ(StoredVersions("r"), 1u);  // max versions 1: each write dropped the one before
   SetOptions(-1, 3);
+  EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));  // trimmed data is gone for good
+  // An older timestamp than the newest version is hidden the moment it is written: not kept.
+  SetOptions(-1, 1);
+  ASSERT_TRUE(PutVersion("r", kNow - 100, 9).ok());
+  EXPECT_EQ(StoredVersions("r"), 1u);
   EXPECT_EQ(Versions("r"), (std::vector<int64_t>{kNow - 7}));
 }
 
-TEST_F(RowOpsTest, TtlHidesRowsAtOnceAndPurgeRemovesThem) {
+TEST_F(RowOpsTest, AWriteAfterLoweringMaxVersionsTrimsForGood) {  // T3, the new rule
+  SetOptions(-1, 3);
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("w", kNow - 10 + i, i).ok());
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("x", kNow - 10 + i, i).ok());
+  SetOptions(-1, 1);
+  // A write to another column of "w" trims "col" too: the whole row is rewritten.
+  RowChange other;
+  other.kind = RowChange::Kind::kUpdate;
+  other.primary_key = Pk("w");
+  other.cells.push_back({CellChange::Kind::kPut, "other", CellValue::Integer(0), kNow});
+  ASSERT_TRUE(rows_->Write(*Table(), other).ok());
+  SetOptions(-1, 3);
+  EXPECT_EQ(Versions("w"), (std::vector<int64_t>{kNow - 7, kNow}));  // "col", then "other"
+  EXPECT_EQ(Versions("x"), (std::vector<int64_t>{kNow - 7, kNow - 8, kNow - 9}));  // untouched
+}
+
+TEST_F(RowOpsTest, DeletingTheNewestVersionDoesNotReviveAHiddenOne) {
+  SetOptions(-1, 3);
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(PutVersion("d", kNow - 10 + i, i).ok());
+  SetOptions(-1, 2);  // kNow - 9 is hidden
+  RowChange del;
+  del.kind = RowChange::Kind::kUpdate;
+  del.primary_key = Pk("d");
+  del.cells.push_back({CellChange::Kind::kDeleteOneVersion, "col", {}, kNow - 7});
+  ASSERT_TRUE(rows_->Write(*Table(), del).ok());
+  EXPECT_EQ(Versions("d"), (std::vector<int64_t>{kNow - 8}));
+  SetOptions(-1, 3);
+  EXPECT_EQ(Versions("d"), (std::vector<int64_t>{kNow - 8}));
+}
+
+TEST_F(RowOpsTest, IncrementsKeepTheRowAtMaxVersions) {
+  RowChange inc;
+  inc.kind = RowChange::Kind::kUpdate;
+  inc.primary_key = Pk("n");
+  inc.cells.push_back({CellChange::Kind::kIncrement, "n", CellValue::Integer(1), std::nullopt});
+  for (int i = 0; i < 1000; ++i) {
+    clock_.Advance(1);
+    ASSERT_TRUE(rows_->Write(*Table(), inc).ok());
+  }
+  EXPECT_EQ(StoredVersions("n"), 1u);
+  EXPECT_EQ(rows_->versions_trimmed(), 999u);
+  SetOptions(-1, 3);
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(1);
+    ASSERT_TRUE(rows_->Write(*Table(), inc).ok());
+  }
+  EXPECT_EQ(StoredVersions("n"), 3u);
+  versions::ReadSpec spec;
+  auto row = rows_->Get(*Table(), Pk("n"), spec);
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((*row)->columns[0].versions[0].value, CellValue::Integer(1010));
+}
+
+TEST_F(RowOpsTest, AWriteTrimsWhatTheTtlHidesAndARaiseBringsBackOnlyUnwrittenRows) {  // T6, T8
+  SetOptions(60, 5);
+  ASSERT_TRUE(PutVersion("written", kNow - 50'000, 1).ok());
+  ASSERT_TRUE(PutVersion("idle", kNow - 50'000, 1).ok());
+  clock_.Advance(20'000);  // both versions are now 70 s old: hidden
+  EXPECT_TRUE(Versions("written").empty());
+  RowChange other;
+  other.kind = RowChange::Kind::kUpdate;
+  other.primary_key = Pk("written");
+  other.cells.push_back({CellChange::Kind::kPut, "other", CellValue::Integer(0), std::nullopt});
+  ASSERT_TRUE(rows_->Write(*Table(), other).ok());
+  SetOptions(120, 5);
+  EXPECT_EQ(Versions("written"), (std::vector<int64_t>{kNow + 20'000}));  // "col" was trimmed
+  EXPECT_EQ(Versions("idle"), (std::vector<int64_t>{kNow - 50'000}));     // revived
+}
+
+TEST_F(RowOpsTest, TtlHidesRowsAtOnceAndRaisingBringsThemBack) {
   SetOptions(60, 5);
   ASSERT_TRUE(PutVersion("old", kNow - 50'000, 1).ok());
   ASSERT_TRUE(PutVersion("new", kNow, 2).ok());
   clock_.Advance(20'000);  // "old" is now 70 s old
   EXPECT_TRUE(Versions("old").empty());
   EXPECT_EQ(Versions("new").size(), 1u);
-  SetOptions(120, 5);  // raising before the purge brings it back (T8)
-  EXPECT_EQ(Versions("old").size(), 1u);
-  SetOptions(60, 5);
-  ASSERT_TRUE(store_->CompactRows().ok());
-  EXPECT_EQ(counters_.rows_removed.load(), 1u);
-  SetOptions(120, 5);
-  EXPECT_TRUE(Versions("old").empty());
   RangeRequest all;
   all.start = {{"id", CellValue::Marker(model::CellType::kInfMin)}};
   all.end = {{"id", CellValue::Marker(model::CellType::kInfMax)}};
@@ -131,6 +211,8 @@ TEST_F(RowOpsTest, TtlHidesRowsAtOnceAndPurgeRemovesThem) {
   ASSERT_TRUE(range.ok());
   ASSERT_EQ(range->rows.size(), 1u);
   EXPECT_EQ(range->rows[0].primary_key[0].value, CellValue::String("new"));
+  SetOptions(120, 5);  // raising before the purge brings it back (T8)
+  EXPECT_EQ(Versions("old").size(), 1u);
 }
 
 TEST_F(RowOpsTest, WriteWindowFailsTheWholeRow) {

@@ -38,6 +38,8 @@ TEST(VersionsVisibility, PutVersionKeepsNewestFirstAndReplacesSameTimestamp) {
   EXPECT_EQ(c.versions.front().timestamp_ms, 20);
 }
 
+// Of the versions a row holds: a write drops what the options hide when it is made, so a raise
+// brings back only versions no write has dropped (row_ops_test.cc, row_purger_test.cc).
 TEST(VersionsVisibility, MaxVersionsHidesOlderVersionsAndRaisingBringsThemBack) {  // T2, T3
   Column c = ColumnWith({kNow - 3, kNow - 2, kNow - 1});
   EXPECT_EQ(VisibleCount(c, Options(-1, 1), kNow), 1u);

@@ -1,0 +1,25 @@
+// StageRowChange: how a Tablestore row enters a WriteBatch. The row and its purge-index entries
+// (versions/purge_index.h) always go together, in one batch, so that the index names exactly
+// the rows that can hold hidden versions whatever moment a crash picks. Every writer of the
+// `rows` family goes through here: RowOps (requests), RowPurger (the purge and the start-up
+// index build) and the restore of a backup.
+#pragma once
+
+#include <string>
+
+#include "storage/store.h"
+#include "versions/row.h"
+
+namespace ttlstore::ops {
+
+// Stages the change of the row stored under `key` (its `rows` key) from `before` to `after`;
+// nullptr stands for "no row". Index entries of `before` that `after` does not need are
+// deleted and those `after` needs are put: only the difference, so a write that keeps the
+// row's oldest-version bucket and version count costs no index write. With `put_all_marks`,
+// every entry of `after` is put even if `before` had it (rebuilding an index that may lack
+// them).
+void StageRowChange(storage::WriteBatch& batch, const std::string& key,
+                    const versions::StoredRow* before, const versions::StoredRow* after,
+                    bool put_all_marks = false);
+
+}  // namespace ttlstore::ops
