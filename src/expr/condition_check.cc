@@ -243,14 +243,6 @@ std::optional<std::string> TypeError(const CondExpr& leaf) {
 
 Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholders& ph) {
   CondExpr& root = parsed->root;
-  if (CountOperators(root) > kMaxOperators) {
-    // The service stops at the first operator past the limit, so it always reports 301.
-    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
-                                       std::to_string(kMaxOperators + 1));
-  }
-  if (parsed->redundant_parens) {
-    return InvalidExpression(kind, "The expression has redundant parentheses;");
-  }
   if (auto name = FirstUnknownFunction(root)) {
     return InvalidExpression(kind, "Invalid function name; function: " + *name);
   }
@@ -279,6 +271,11 @@ Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholde
     }
   });
   if (error) return InvalidExpression(kind, *error);
+  if (CountOperators(root) > kMaxOperators) {
+    // The service stops at the first operator past the limit, so it always reports 301.
+    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
+                                       std::to_string(kMaxOperators + 1));
+  }
   return Status::Ok();
 }
 

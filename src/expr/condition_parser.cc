@@ -1,5 +1,8 @@
 #include "expr/condition_parser.h"
 
+#include <algorithm>
+
+#include "expr/condition_check.h"
 #include "expr/path_parser.h"
 
 namespace ttlstore::expr {
@@ -11,11 +14,6 @@ bool IsConditionKeyword(const TokenStream& ts, size_t i) {
 
 namespace {
 
-// Nesting beyond this is refused as a syntax error at the token where it happens. It only
-// bounds the recursion (a 4 KB expression could otherwise nest ~2000 levels deep on a server
-// thread's stack); no real expression comes close.
-constexpr int kMaxNesting = 256;
-
 class Parser {
  public:
   Parser(const TokenStream& ts, std::string_view kind) : ts_(ts), kind_(kind) {}
@@ -23,22 +21,38 @@ class Parser {
   Result<ParsedCondition> Run() {
     ASSIGN_OR_RETURN(root, ParseOr());
     if (Kind() != TokenKind::kEnd) return Fail();
-    return ParsedCondition{std::move(root), redundant_};
+    return ParsedCondition{std::move(root)};
   }
 
  private:
   TokenKind Kind(size_t ahead = 0) const { return ts_.at(pos_ + ahead).kind; }
   Error Fail() const { return ts_.SyntaxError(kind_, pos_); }
-
-  // A group "( x )" whose whole content is another group "( y )" is redundant.
-  void NoteRedundant(size_t open) {
-    if (ts_.at(open + 1).kind != TokenKind::kLParen) return;
-    int inner = ts_.MatchingParen(open + 1);
-    if (inner >= 0 && inner + 1 == ts_.MatchingParen(open)) redundant_ = true;
+  Error Redundant() const {
+    return InvalidExpression(kind_, "The expression has redundant parentheses;");
   }
 
-  // Whether the '(' at `open` starts a parenthesised operand ("(a) = :v", "(a.b).c > :v")
-  // rather than a parenthesised condition: decided by what follows the matching ')'.
+  // Condition groups and function calls recurse; nothing that fits kMaxExpressionBytes can
+  // nest deeper than kMaxNesting unless it is unbalanced, and that is a syntax error anyway.
+  Status Enter() {
+    if (++depth_ > kMaxNesting) return Fail();
+    return Status::Ok();
+  }
+  void Leave() { --depth_; }
+
+  // A run of k redundant parentheses "((...(x)...))" is skipped without recursing; the parser
+  // then sees only the innermost group "(x)". The service reports the redundancy when the
+  // first wrapper closes, i.e. right after the innermost group, unless a syntax error comes
+  // first (so "((a = = :v))" is a syntax error, "((a = :v)) AND (" is redundant).
+  int SkipWrappers() {
+    int k = 0;
+    while (ts_.IsWrapper(pos_)) ++pos_, ++k;
+    return k;
+  }
+
+  // Whether the '(' at `open` starts a parenthesised operand ("(a) = :v") rather than a
+  // parenthesised condition: decided by what follows the matching ')'. A '.' or '[' there
+  // makes it an operand too, which then fails at that token, as in the service: a
+  // parenthesised path cannot go on ("(a).b" is a syntax error at ".").
   bool IsOperandGroup(size_t open) const {
     int close = ts_.MatchingParen(open);
     if (close < 0) return false;
@@ -80,24 +94,29 @@ class Parser {
     return left;
   }
 
+  // NOT chains are read in a loop. Past kMaxOperators NOTs the expression is refused whatever
+  // else it holds (its operator count is over the limit, and the other checks do not look at
+  // NOT nodes), so the tree keeps at most kMaxOperators + 1 of them.
   Result<CondExpr> ParseNot() {
-    if (!ts_.IsWord(pos_, "NOT")) return ParsePrimary();
-    if (++depth_ > kMaxNesting) return Fail();
-    ++pos_;
-    ASSIGN_OR_RETURN(inner, ParseNot());
-    --depth_;
-    return CondExpr::Logical(CondExpr::Kind::kNot, MoveIntoVector(std::move(inner)));
+    size_t nots = 0;
+    while (ts_.IsWord(pos_, "NOT")) ++pos_, ++nots;
+    ASSIGN_OR_RETURN(inner, ParsePrimary());
+    for (size_t i = 0; i < std::min(nots, kMaxOperators + 1); ++i) {
+      inner = CondExpr::Logical(CondExpr::Kind::kNot, MoveIntoVector(std::move(inner)));
+    }
+    return inner;
   }
 
   Result<CondExpr> ParsePrimary() {
     if (Kind() == TokenKind::kLParen && !IsOperandGroup(pos_)) {
-      if (++depth_ > kMaxNesting) return Fail();
-      NoteRedundant(pos_);
+      const int wrappers = SkipWrappers();
       ++pos_;
+      RETURN_IF_ERROR(Enter());
       ASSIGN_OR_RETURN(inner, ParseOr());
+      Leave();
       if (Kind() != TokenKind::kRParen) return Fail();
       ++pos_;
-      --depth_;
+      if (wrappers > 0) return Redundant();
       return inner;
     }
     ASSIGN_OR_RETURN(left, ParseOperand());
@@ -170,29 +189,39 @@ class Parser {
     }
   }
 
+  // operand := ( operand ) | :value | name ( operand {, operand} ) | path. Parentheses around
+  // an operand can only hold an operand, so a run of them is read in a loop: "((a))" is the
+  // operand a, redundant once its second ')' is reached.
   Result<Operand> ParseOperand() {
-    const TokenKind k = Kind();
-    if (k == TokenKind::kLParen) {
-      if (++depth_ > kMaxNesting) return Fail();
-      NoteRedundant(pos_);
-      ++pos_;
-      ASSIGN_OR_RETURN(inner, ParseOperand());
+    size_t parens = 0;
+    while (Kind() == TokenKind::kLParen) {
+      int close = ts_.MatchingParen(pos_);
+      if (close >= 0) {
+        TokenKind after = ts_.at(static_cast<size_t>(close) + 1).kind;
+        if (after == TokenKind::kDot || after == TokenKind::kLBracket) {
+          return ts_.SyntaxError(kind_, static_cast<size_t>(close) + 1);
+        }
+      }
+      ++pos_, ++parens;
+    }
+    ASSIGN_OR_RETURN(inner, ParseBareOperand());
+    for (size_t i = 0; i < parens; ++i) {
       if (Kind() != TokenKind::kRParen) return Fail();
       ++pos_;
-      --depth_;
-      // A parenthesised path may go on: "(a.b).c" is the path a.b.c.
-      if (inner.is_path()) {
-        RETURN_IF_ERROR(ParsePathTail(ts_, &pos_, kind_, IsConditionKeyword, &inner.raw));
-      }
-      return inner;
+      if (i == 1) return Redundant();
     }
+    return inner;
+  }
+
+  Result<Operand> ParseBareOperand() {
+    const TokenKind k = Kind();
     if (k == TokenKind::kValueRef) return Operand::OfValue(std::string(ts_.TextOf(pos_++)));
     if (k == TokenKind::kName && !IsConditionKeyword(ts_, pos_) && Kind(1) == TokenKind::kLParen) {
-      if (++depth_ > kMaxNesting) return Fail();
+      RETURN_IF_ERROR(Enter());
       std::string name(ts_.TextOf(pos_));
       pos_ += 2;
       ASSIGN_OR_RETURN(args, ParseOperandList());
-      --depth_;
+      Leave();
       return Operand::Call(std::move(name), std::move(args));
     }
     ASSIGN_OR_RETURN(raw, ParseRawPath(ts_, &pos_, kind_, IsConditionKeyword));
@@ -203,7 +232,6 @@ class Parser {
   std::string_view kind_;
   size_t pos_ = 0;
   int depth_ = 0;
-  bool redundant_ = false;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "expr/update_parser.h"
 
+#include <algorithm>
+
 #include "expr/path_parser.h"
 
 namespace ttlstore::expr {
@@ -69,20 +71,77 @@ class Parser {
     }
   }
 
+  Error Redundant() const {
+    return InvalidExpression(kKind, "The expression has redundant parentheses;");
+  }
+  Status Enter() {
+    if (++depth_ > kMaxNesting) return Fail();
+    return Status::Ok();
+  }
+  void Leave() { --depth_; }
+
+  // Where a SET value may end: before ",", the next clause, or the end of the text.
+  bool AtValueEnd() const {
+    return Kind() == TokenKind::kComma || Kind() == TokenKind::kEnd || IsUpdateKeyword(ts_, pos_);
+  }
+
+  // A value that starts with '(' may be "(a + b)" (the whole value) or "(a) + b" (its first
+  // operand). The service's parser looks ahead to choose: it takes the reading that parses to
+  // the end of the value, and when neither does, reports the syntax error of the one that got
+  // further ("(a + b) - c" fails at "-", not at "+"). Redundant parentheses are reported only
+  // once a reading is chosen, so the trials below leave them unreported.
   Result<SetValue> ParseSetValue() {
-    if (Kind() == TokenKind::kLParen) {
-      // "(a) + b" parenthesises an operand; "(a + b)" the whole value.
-      int close = ts_.MatchingParen(pos_);
-      TokenKind after = close < 0 ? TokenKind::kEnd : ts_.at(close + 1).kind;
-      if (after != TokenKind::kPlus && after != TokenKind::kMinus) {
-        ++pos_;
-        ASSIGN_OR_RETURN(value, ParseArithmetic());
-        if (Kind() != TokenKind::kRParen) return Fail();
-        ++pos_;
-        return value;
-      }
+    if (Kind() != TokenKind::kLParen) return ParseArithmetic();
+    const size_t start = pos_;
+    const bool reporting = report_redundant_;
+    report_redundant_ = false;
+    const size_t whole_end = Trial(&Parser::ParseWholeValue, start);
+    const size_t arith_end = Trial(&Parser::ParseArithmetic, start);
+    report_redundant_ = reporting;
+    if (whole_end == kParsed) return ParseWholeValue();
+    if (arith_end == kParsed) return ParseArithmetic();
+    pos_ = std::max(whole_end, arith_end);
+    return Fail();
+  }
+
+  static constexpr size_t kParsed = static_cast<size_t>(-1);
+
+  // Parses from `start` with `read`; kParsed if that reads a whole value, else the position of
+  // the token where it failed. Leaves pos_ at `start`.
+  size_t Trial(Result<SetValue> (Parser::*read)(), size_t start) {
+    pos_ = start;
+    const int depth = depth_;
+    Result<SetValue> r = (this->*read)();
+    size_t end = r && AtValueEnd() ? kParsed : pos_;
+    pos_ = start;
+    depth_ = depth;
+    return end;
+  }
+
+  // ( arith ), with any redundant parentheses around it.
+  Result<SetValue> ParseWholeValue() {
+    const int wrappers = SkipWrappers();
+    ++pos_;  // the '('
+    ASSIGN_OR_RETURN(value, ParseArithmetic());
+    if (Kind() != TokenKind::kRParen) return Fail();
+    ++pos_;
+    RETURN_IF_ERROR(CloseWrappers(wrappers));
+    return value;
+  }
+
+  int SkipWrappers() {
+    int k = 0;
+    while (ts_.IsWrapper(pos_)) ++pos_, ++k;
+    return k;
+  }
+
+  // Consumes the ')' of `wrappers` skipped redundant pairs; the first one is the redundancy.
+  Status CloseWrappers(int wrappers) {
+    for (int i = 0; i < wrappers; ++i) {
+      if (report_redundant_) return Redundant();
+      ++pos_;  // IsWrapper matched it right here
     }
-    return ParseArithmetic();
+    return Status::Ok();
   }
 
   Result<SetValue> ParseArithmetic() {
@@ -96,12 +155,17 @@ class Parser {
     return SetValue::Arithmetic(kind, std::move(a), std::move(b));
   }
 
+  // ( operand ) holds only an operand, so a run of parentheses is read in a loop: "((a))" is
+  // the operand a, redundant once its second ')' is reached.
   Result<Operand> ParseOperandParens() {
-    if (Kind() != TokenKind::kLParen) return ParseOperand();
-    ++pos_;
+    size_t parens = 0;
+    while (Kind() == TokenKind::kLParen) ++pos_, ++parens;
     ASSIGN_OR_RETURN(inner, ParseOperand());
-    if (Kind() != TokenKind::kRParen) return Fail();
-    ++pos_;
+    for (size_t i = 0; i < parens; ++i) {
+      if (Kind() != TokenKind::kRParen) return Fail();
+      ++pos_;
+      if (i == 1 && report_redundant_) return Redundant();
+    }
     return inner;
   }
 
@@ -109,7 +173,7 @@ class Parser {
     if (Kind() == TokenKind::kValueRef) return Operand::OfValue(std::string(ts_.TextOf(pos_++)));
     if (Kind() == TokenKind::kName && !IsUpdateKeyword(ts_, pos_) &&
         Kind(1) == TokenKind::kLParen) {
-      // Function calls nest at most a few levels in practice; the 4 KB limit bounds the rest.
+      RETURN_IF_ERROR(Enter());
       std::string name(ts_.TextOf(pos_));
       pos_ += 2;
       std::vector<Operand> args;
@@ -122,6 +186,7 @@ class Parser {
         }
         if (Kind() != TokenKind::kRParen) return Fail();
         ++pos_;
+        Leave();
         return Operand::Call(std::move(name), std::move(args));
       }
     }
@@ -130,6 +195,8 @@ class Parser {
 
   const TokenStream& ts_;
   size_t pos_ = 0;
+  int depth_ = 0;
+  bool report_redundant_ = true;
 };
 
 }  // namespace
