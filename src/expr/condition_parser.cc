@@ -1,6 +1,7 @@
 #include "expr/condition_parser.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "expr/condition_check.h"
 #include "expr/path_parser.h"
@@ -19,9 +20,10 @@ class Parser {
   Parser(const TokenStream& ts, std::string_view kind) : ts_(ts), kind_(kind) {}
 
   Result<ParsedCondition> Run() {
-    ASSIGN_OR_RETURN(root, ParseOr());
+    ParsedCondition parsed;
+    if (!ParseOr(&parsed.root)) return std::move(*error_);
     if (Kind() != TokenKind::kEnd) return Fail();
-    return ParsedCondition{std::move(root)};
+    return parsed;
   }
 
  private:
@@ -72,53 +74,83 @@ class Parser {
     }
   }
 
-  Result<CondExpr> ParseOr() {
-    ASSIGN_OR_RETURN(left, ParseAnd());
+  // The functions that recurse (ParseOr -> ParseAnd -> ParseNot -> ParsePrimary for groups,
+  // ParseOperandInto for function calls) build the tree in place through out-parameters and
+  // leave everything else to functions that do not recurse, so that a level of nesting costs a
+  // few hundred bytes of stack (expr_hostile_test measures it).
+  // These return false with error_ set, rather than a Status, to keep their frames small.
+  bool ParseOr(CondExpr* out) {
+    if (!ParseAnd(out)) return false;
     while (ts_.IsWord(pos_, "OR")) {
       ++pos_;
-      ASSIGN_OR_RETURN(right, ParseAnd());
-      left =
-          CondExpr::Logical(CondExpr::Kind::kOr, MoveIntoVector(std::move(left), std::move(right)));
+      CondExpr right;
+      if (!ParseAnd(&right)) return false;
+      Combine(CondExpr::Kind::kOr, out, &right);
     }
-    return left;
+    return true;
   }
 
-  Result<CondExpr> ParseAnd() {
-    ASSIGN_OR_RETURN(left, ParseNot());
+  bool ParseAnd(CondExpr* out) {
+    if (!ParseNot(out)) return false;
     while (ts_.IsWord(pos_, "AND")) {
       ++pos_;
-      ASSIGN_OR_RETURN(right, ParseNot());
-      left = CondExpr::Logical(CondExpr::Kind::kAnd,
-                               MoveIntoVector(std::move(left), std::move(right)));
+      CondExpr right;
+      if (!ParseNot(&right)) return false;
+      Combine(CondExpr::Kind::kAnd, out, &right);
     }
-    return left;
+    return true;
+  }
+
+  // *left becomes `left kind right`.
+  [[gnu::noinline]] static void Combine(CondExpr::Kind kind, CondExpr* left, CondExpr* right) {
+    *left = CondExpr::Logical(kind, MoveIntoVector(std::move(*left), std::move(*right)));
   }
 
   // NOT chains are read in a loop. Past kMaxOperators NOTs the expression is refused whatever
   // else it holds (its operator count is over the limit, and the other checks do not look at
-  // NOT nodes), so the tree keeps at most kMaxOperators + 1 of them.
-  Result<CondExpr> ParseNot() {
+  // NOT nodes), so the tree keeps at most kMaxOperators + 1 of them in all.
+  bool ParseNot(CondExpr* out) {
     size_t nots = 0;
     while (ts_.IsWord(pos_, "NOT")) ++pos_, ++nots;
-    ASSIGN_OR_RETURN(inner, ParsePrimary());
-    for (size_t i = 0; i < std::min(nots, kMaxOperators + 1); ++i) {
-      inner = CondExpr::Logical(CondExpr::Kind::kNot, MoveIntoVector(std::move(inner)));
-    }
-    return inner;
+    if (!ParsePrimary(out)) return false;
+    for (; nots > 0 && nots_kept_ <= kMaxOperators; --nots, ++nots_kept_) Negate(out);
+    return true;
   }
 
-  Result<CondExpr> ParsePrimary() {
-    if (Kind() == TokenKind::kLParen && !IsOperandGroup(pos_)) {
-      const int wrappers = SkipWrappers();
-      ++pos_;
-      RETURN_IF_ERROR(Enter());
-      ASSIGN_OR_RETURN(inner, ParseOr());
-      Leave();
-      if (Kind() != TokenKind::kRParen) return Fail();
-      ++pos_;
-      if (wrappers > 0) return Redundant();
-      return inner;
+  [[gnu::noinline]] static void Negate(CondExpr* c) {
+    *c = CondExpr::Logical(CondExpr::Kind::kNot, MoveIntoVector(std::move(*c)));
+  }
+
+  bool ParsePrimary(CondExpr* out) {
+    if (Kind() != TokenKind::kLParen || IsOperandGroup(pos_)) return ParseComparison(out);
+    const int wrappers = SkipWrappers();
+    ++pos_;
+    if (++depth_ > kMaxNesting) return SetError(&Parser::Fail);
+    if (!ParseOr(out)) return false;
+    --depth_;
+    if (Kind() != TokenKind::kRParen) return SetError(&Parser::Fail);
+    ++pos_;
+    if (wrappers > 0) return SetError(&Parser::Redundant);
+    return true;
+  }
+
+  [[gnu::noinline]] bool SetError(Error (Parser::*make)() const) {
+    error_ = (this->*make)();
+    return false;
+  }
+
+  // operand comparator operand, BETWEEN, IN, or a function call on its own.
+  [[gnu::noinline]] bool ParseComparison(CondExpr* out) {
+    Result<CondExpr> c = ParseComparison();
+    if (!c) {
+      error_ = std::move(c).error();
+      return false;
     }
+    *out = std::move(*c);
+    return true;
+  }
+
+  Result<CondExpr> ParseComparison() {
     ASSIGN_OR_RETURN(left, ParseOperand());
     CompareOp op;
     switch (Kind()) {
@@ -174,64 +206,98 @@ class Parser {
   }
 
   // operand {, operand} ) -- the opening parenthesis has been consumed.
-  Result<std::vector<Operand>> ParseOperandList() {
-    std::vector<Operand> list;
+  Status ParseOperandList(std::vector<Operand>* list) {
     while (true) {
-      ASSIGN_OR_RETURN(o, ParseOperand());
-      list.push_back(std::move(o));
+      list->emplace_back();
+      RETURN_IF_ERROR(ParseOperandInto(&list->back()));
       if (Kind() == TokenKind::kComma) {
         ++pos_;
         continue;
       }
       if (Kind() != TokenKind::kRParen) return Fail();
       ++pos_;
-      return list;
+      return Status::Ok();
     }
   }
 
-  // operand := ( operand ) | :value | name ( operand {, operand} ) | path. Parentheses around
-  // an operand can only hold an operand, so a run of them is read in a loop: "((a))" is the
-  // operand a, redundant once its second ')' is reached.
+  Result<std::vector<Operand>> ParseOperandList() {
+    std::vector<Operand> list;
+    RETURN_IF_ERROR(ParseOperandList(&list));
+    return list;
+  }
+
   Result<Operand> ParseOperand() {
+    Operand o;
+    RETURN_IF_ERROR(ParseOperandInto(&o));
+    return o;
+  }
+
+  // operand := ( operand ) | :value | name ( operand {, operand} ) | path, into *out.
+  // Parentheses around an operand can only hold an operand, so a run of them is read in a loop:
+  // "((a))" is the operand a, redundant once its second ')' is reached.
+  Status ParseOperandInto(Operand* out) {
     size_t parens = 0;
     while (Kind() == TokenKind::kLParen) {
-      int close = ts_.MatchingParen(pos_);
-      if (close >= 0) {
-        TokenKind after = ts_.at(static_cast<size_t>(close) + 1).kind;
-        if (after == TokenKind::kDot || after == TokenKind::kLBracket) {
-          return ts_.SyntaxError(kind_, static_cast<size_t>(close) + 1);
-        }
+      if (int close = ts_.MatchingParen(pos_); close >= 0 && IsPathStep(close + 1)) {
+        return ts_.SyntaxError(kind_, static_cast<size_t>(close) + 1);
       }
       ++pos_, ++parens;
     }
-    ASSIGN_OR_RETURN(inner, ParseBareOperand());
+    if (Kind() == TokenKind::kName && !IsConditionKeyword(ts_, pos_) &&
+        Kind(1) == TokenKind::kLParen) {
+      RETURN_IF_ERROR(Enter());
+      StartCall(out);
+      pos_ += 2;
+      // The arguments, recursively (a call's own parentheses are not a group).
+      while (true) {
+        out->args.emplace_back();
+        RETURN_IF_ERROR(ParseOperandInto(&out->args.back()));
+        if (Kind() == TokenKind::kComma) {
+          ++pos_;
+          continue;
+        }
+        if (Kind() != TokenKind::kRParen) return Fail();
+        ++pos_;
+        break;
+      }
+      Leave();
+    } else {
+      RETURN_IF_ERROR(ParseLeafOperand(out));
+    }
     for (size_t i = 0; i < parens; ++i) {
       if (Kind() != TokenKind::kRParen) return Fail();
       ++pos_;
       if (i == 1) return Redundant();
     }
-    return inner;
+    return Status::Ok();
   }
 
-  Result<Operand> ParseBareOperand() {
-    const TokenKind k = Kind();
-    if (k == TokenKind::kValueRef) return Operand::OfValue(std::string(ts_.TextOf(pos_++)));
-    if (k == TokenKind::kName && !IsConditionKeyword(ts_, pos_) && Kind(1) == TokenKind::kLParen) {
-      RETURN_IF_ERROR(Enter());
-      std::string name(ts_.TextOf(pos_));
-      pos_ += 2;
-      ASSIGN_OR_RETURN(args, ParseOperandList());
-      Leave();
-      return Operand::Call(std::move(name), std::move(args));
+  bool IsPathStep(size_t i) const {
+    return ts_.at(i).kind == TokenKind::kDot || ts_.at(i).kind == TokenKind::kLBracket;
+  }
+
+  [[gnu::noinline]] void StartCall(Operand* out) {
+    std::string name(ts_.TextOf(pos_));
+    *out = Operand::Call(std::move(name), {});
+  }
+
+  // A :value or a path.
+  [[gnu::noinline]] Status ParseLeafOperand(Operand* out) {
+    if (Kind() == TokenKind::kValueRef) {
+      *out = Operand::OfValue(std::string(ts_.TextOf(pos_++)));
+      return Status::Ok();
     }
     ASSIGN_OR_RETURN(raw, ParseRawPath(ts_, &pos_, kind_, IsConditionKeyword));
-    return Operand::OfPath(std::move(raw));
+    *out = Operand::OfPath(std::move(raw));
+    return Status::Ok();
   }
 
   const TokenStream& ts_;
   std::string_view kind_;
   size_t pos_ = 0;
   int depth_ = 0;
+  size_t nots_kept_ = 0;  // NOT nodes in the tree so far
+  std::optional<Error> error_;  // why ParseOr failed
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "expr/update_parser.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "expr/path_parser.h"
 
@@ -74,11 +75,6 @@ class Parser {
   Error Redundant() const {
     return InvalidExpression(kKind, "The expression has redundant parentheses;");
   }
-  Status Enter() {
-    if (++depth_ > kMaxNesting) return Fail();
-    return Status::Ok();
-  }
-  void Leave() { --depth_; }
 
   // Where a SET value may end: before ",", the next clause, or the end of the text.
   bool AtValueEnd() const {
@@ -86,10 +82,10 @@ class Parser {
   }
 
   // A value that starts with '(' may be "(a + b)" (the whole value) or "(a) + b" (its first
-  // operand). The service's parser looks ahead to choose: it takes the reading that parses to
-  // the end of the value, and when neither does, reports the syntax error of the one that got
-  // further ("(a + b) - c" fails at "-", not at "+"). Redundant parentheses are reported only
-  // once a reading is chosen, so the trials below leave them unreported.
+  // operand). The service's parser looks ahead to choose: it takes the reading that survives
+  // longer, so "(a + b) - c" fails at "-", not at "+", and when both fail at the same token it
+  // reports a syntax error there. Redundant parentheses are reported only once a reading is
+  // chosen, so the trials below leave them unreported.
   Result<SetValue> ParseSetValue() {
     if (Kind() != TokenKind::kLParen) return ParseArithmetic();
     const size_t start = pos_;
@@ -98,9 +94,13 @@ class Parser {
     const size_t whole_end = Trial(&Parser::ParseWholeValue, start);
     const size_t arith_end = Trial(&Parser::ParseArithmetic, start);
     report_redundant_ = reporting;
-    if (whole_end == kParsed) return ParseWholeValue();
-    if (arith_end == kParsed) return ParseArithmetic();
-    pos_ = std::max(whole_end, arith_end);
+    // The look-ahead settles on a reading as soon as the other one fails, and only then runs
+    // it for real (so "((a)) + " is redundant: "(( a ))" is read before the end is reached).
+    if (whole_end == kParsed || (arith_end != kParsed && whole_end > arith_end)) {
+      return ParseWholeValue();
+    }
+    if (arith_end == kParsed || arith_end > whole_end) return ParseArithmetic();
+    pos_ = whole_end;  // both fail at the same token
     return Fail();
   }
 
@@ -155,48 +155,77 @@ class Parser {
     return SetValue::Arithmetic(kind, std::move(a), std::move(b));
   }
 
-  // ( operand ) holds only an operand, so a run of parentheses is read in a loop: "((a))" is
-  // the operand a, redundant once its second ')' is reached.
   Result<Operand> ParseOperandParens() {
-    size_t parens = 0;
-    while (Kind() == TokenKind::kLParen) ++pos_, ++parens;
-    ASSIGN_OR_RETURN(inner, ParseOperand());
-    for (size_t i = 0; i < parens; ++i) {
-      if (Kind() != TokenKind::kRParen) return Fail();
-      ++pos_;
-      if (i == 1 && report_redundant_) return Redundant();
-    }
-    return inner;
+    Operand o;
+    if (!ParseOperandInto(&o)) return std::move(*error_);
+    return o;
   }
 
-  Result<Operand> ParseOperand() {
-    if (Kind() == TokenKind::kValueRef) return Operand::OfValue(std::string(ts_.TextOf(pos_++)));
+  // oper := ( oper ) | :value | name ( oper {, oper} ) | path, into *out; false with error_
+  // set on failure (no Status in the frame: this is the function that recurses, once per
+  // nested call). ( oper ) holds only an operand, so a run of parentheses is read in a loop:
+  // "((a))" is the operand a, redundant once its second ')' is reached.
+  bool ParseOperandInto(Operand* out) {
+    size_t parens = 0;
+    while (Kind() == TokenKind::kLParen) ++pos_, ++parens;
     if (Kind() == TokenKind::kName && !IsUpdateKeyword(ts_, pos_) &&
         Kind(1) == TokenKind::kLParen) {
-      RETURN_IF_ERROR(Enter());
-      std::string name(ts_.TextOf(pos_));
+      if (++depth_ > kMaxNesting) return SetError(&Parser::Fail);
+      StartCall(out);
       pos_ += 2;
-      std::vector<Operand> args;
       while (true) {
-        ASSIGN_OR_RETURN(arg, ParseOperandParens());
-        args.push_back(std::move(arg));
+        out->args.emplace_back();
+        if (!ParseOperandInto(&out->args.back())) return false;
         if (Kind() == TokenKind::kComma) {
           ++pos_;
           continue;
         }
-        if (Kind() != TokenKind::kRParen) return Fail();
+        if (Kind() != TokenKind::kRParen) return SetError(&Parser::Fail);
         ++pos_;
-        Leave();
-        return Operand::Call(std::move(name), std::move(args));
+        break;
       }
+      --depth_;
+    } else if (!ParseLeafOperand(out)) {
+      return false;
     }
-    return ParsePath();
+    for (size_t i = 0; i < parens; ++i) {
+      if (Kind() != TokenKind::kRParen) return SetError(&Parser::Fail);
+      ++pos_;
+      if (i == 1 && report_redundant_) return SetError(&Parser::Redundant);
+    }
+    return true;
+  }
+
+  [[gnu::noinline]] bool SetError(Error (Parser::*make)() const) {
+    error_ = (this->*make)();
+    return false;
+  }
+
+  [[gnu::noinline]] void StartCall(Operand* out) {
+    std::string name(ts_.TextOf(pos_));
+    *out = Operand::Call(std::move(name), {});
+  }
+
+  // A :value or a path.
+  [[gnu::noinline]] bool ParseLeafOperand(Operand* out) {
+    if (Kind() == TokenKind::kValueRef) {
+      *out = Operand::OfValue(std::string(ts_.TextOf(pos_++)));
+      return true;
+    }
+    Result<Operand> path = ParsePath();
+    if (!path) {
+      error_ = std::move(path).error();
+      return false;
+    }
+    *out = std::move(*path);
+    return true;
   }
 
   const TokenStream& ts_;
   size_t pos_ = 0;
   int depth_ = 0;
   bool report_redundant_ = true;
+  std::optional<Error> error_;  // why ParseOperandInto failed
 };
 
 }  // namespace
