@@ -1,6 +1,8 @@
 // PartiQL WHERE and SET -> DynamoDB ConditionExpression / UpdateExpression text.
 #include "api/partiql/translate.h"
 
+#include "model/item_size.h"
+
 namespace ttlstore::api::partiql {
 namespace {
 
@@ -20,6 +22,12 @@ bool Orderable(ValueType t) {
 }
 
 }  // namespace
+
+Result<AttributeValue> ExpressionWriter::BindOperand(const Expr& e) {
+  ASSIGN_OR_RETURN(v, Bind(e.value, params_));
+  if (model::NestingDepth(v) > model::kMaxContainerDepth) return Error::Validation(kNestingTooDeep);
+  return v;
+}
 
 std::string ExpressionWriter::Name(const std::string& attribute) {
   auto it = name_tokens_.find(attribute);
