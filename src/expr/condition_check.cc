@@ -280,8 +280,8 @@ Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholde
 }
 
 Result<CondExpr> ParseCheckedCondition(std::string_view text, std::string_view kind,
-                                       Placeholders& ph) {
-  RETURN_IF_ERROR(CheckExpressionText(text, kind));
+                                       Placeholders& ph, bool generated) {
+  if (!generated) RETURN_IF_ERROR(CheckExpressionText(text, kind));
   TokenStream ts(text);
   ASSIGN_OR_RETURN(parsed, ParseConditionSyntax(ts, kind));
   RETURN_IF_ERROR(CheckCondition(&parsed, kind, ph));

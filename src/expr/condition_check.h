@@ -32,7 +32,8 @@ Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholde
 
 // Parses and checks `text` as a condition: the size and emptiness checks, the syntax, then
 // CheckCondition. Used by Condition and KeyCondition.
+// `generated`: see Condition::Parse.
 Result<CondExpr> ParseCheckedCondition(std::string_view text, std::string_view kind,
-                                       Placeholders& ph);
+                                       Placeholders& ph, bool generated = false);
 
 }  // namespace ttlstore::expr

@@ -203,8 +203,8 @@ bool RemoveFirst(const Path& a, const Path& b) {
 
 }  // namespace
 
-Result<Update> Update::Parse(std::string_view text, Placeholders& ph) {
-  RETURN_IF_ERROR(CheckExpressionText(text, "UpdateExpression"));
+Result<Update> Update::Parse(std::string_view text, Placeholders& ph, bool generated) {
+  if (!generated) RETURN_IF_ERROR(CheckExpressionText(text, "UpdateExpression"));
   TokenStream ts(text);
   ASSIGN_OR_RETURN(parsed, ParseUpdateSyntax(ts));
   RETURN_IF_ERROR(CheckUpdate(&parsed, ph));

@@ -176,12 +176,12 @@ Result<Prepared> Prepare(const Services& s, Statement statement, const Params& p
     p.read = std::move(read);
     OrderPartitions(p.read);
     for (const std::string& text : p.read.key_conditions) {
-      ASSIGN_OR_RETURN(kc, Unprefixed(expr::KeyCondition::Parse(text, table->key, p.ph)));
+      ASSIGN_OR_RETURN(kc, Unprefixed(expr::KeyCondition::Parse(text, table->key, p.ph, true)));
       p.key_conditions.push_back(std::move(kc));
     }
     if (!p.read.filter.empty()) {
       ASSIGN_OR_RETURN(filter,
-                       Unprefixed(expr::Condition::Parse(p.read.filter, "FilterExpression", p.ph)));
+                       Unprefixed(expr::Condition::Parse(p.read.filter, "FilterExpression", p.ph, true)));
       p.filter = std::move(filter);
     }
     return p;
@@ -205,12 +205,12 @@ Result<Prepared> Prepare(const Services& s, Statement statement, const Params& p
     RETURN_IF_ERROR(ops::ValidateKey(*table, p.item.item));
   }
   if (!p.item.update.empty()) {
-    ASSIGN_OR_RETURN(update, Unprefixed(expr::Update::Parse(p.item.update, p.ph)));
+    ASSIGN_OR_RETURN(update, Unprefixed(expr::Update::Parse(p.item.update, p.ph, true)));
     p.update = std::move(update);
   }
   if (!p.item.condition.empty()) {
-    ASSIGN_OR_RETURN(condition, Unprefixed(expr::Condition::Parse(p.item.condition,
-                                                                  "ConditionExpression", p.ph)));
+    ASSIGN_OR_RETURN(condition, Unprefixed(expr::Condition::Parse(
+                                    p.item.condition, "ConditionExpression", p.ph, true)));
     p.condition = std::move(condition);
   }
   return p;

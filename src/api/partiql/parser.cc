@@ -7,6 +7,7 @@
 
 #include "api/partiql/translate.h"
 #include "expr/condition_check.h"
+#include "expr/projection.h"
 
 namespace ttlstore::api::partiql {
 namespace {
@@ -211,6 +212,12 @@ class Parser {
                                    std::to_string(t.length));
         }
         ASSIGN_OR_RETURN(path, Path());
+        if (path.size() > expr::kMaxPathDepth) {
+          // As for the paths of WHERE and SET, which reach it through their expressions.
+          return Error::Validation(
+              "The document path has too many nesting levels; nesting levels: " +
+              std::to_string(path.size()));
+        }
         std::string name = OutputName(path);
         if (!names.insert(name).second) {
           return Error::Validation("Duplicate identifiers in select clause: " + name);
