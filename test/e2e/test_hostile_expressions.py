@@ -8,6 +8,7 @@ server answers the next request."""
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -234,17 +235,42 @@ def nested_list(depth):
     return "[" * depth + "1" + "]" * depth
 
 
+# DynamoDB Local answers these PartiQL cases up to about 250 levels and dies of a
+# StackOverflowError (HTTP 500) past ~300; there the answer is ttlstore's (docs/limits.md), so
+# those tests do not run against another endpoint.
+ttlstore_only = pytest.mark.skipif(bool(os.environ.get("TTLSTORE_E2E_ENDPOINT")),
+                                   reason="DynamoDB Local crashes here; the answer is ttlstore's")
+
+
+def message(reply):
+    return reply.get("message", reply.get("Message"))
+
+
 @pytest.mark.parametrize("literal", [nested_map, nested_list])
 def test_partiql_literals_nest_32_levels_like_items(endpoint, ddb, table, literal):
     status, reply = pql(endpoint, f"INSERT INTO \"{table}\" VALUE {{'pk': 'ok', 'x': {literal(31)}}}")
     assert status == 200, reply
-    for depth in [32, 33, 1000]:
+    for depth in [32, 33]:
         status, reply = pql(endpoint,
                             f"INSERT INTO \"{table}\" VALUE {{'pk': 'deep', 'x': {literal(depth)}}}")
-        assert (status, reply.get("message", reply.get("Message"))) == (400, TOO_DEEP), reply
+        assert (status, message(reply)) == (400, TOO_DEEP), reply
         status, reply = pql(endpoint,
                             f"UPDATE \"{table}\" SET x = {literal(depth)} WHERE pk = 'a'")
-        assert (status, reply.get("message", reply.get("Message"))) == (400, TOO_DEEP), reply
+        assert (status, message(reply)) == (400, TOO_DEEP), reply
+        status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE x = {literal(depth)}")
+        assert (status, message(reply)) == (400, TOO_DEEP), reply
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": "deep"}})
+    unchanged(ddb, table)
+
+
+@ttlstore_only
+@pytest.mark.parametrize("literal", [nested_map, nested_list])
+def test_partiql_literals_1000_levels_deep(endpoint, ddb, table, literal):
+    status, reply = pql(endpoint,
+                        f"INSERT INTO \"{table}\" VALUE {{'pk': 'deep', 'x': {literal(1000)}}}")
+    assert (status, message(reply)) == (400, TOO_DEEP), reply
+    status, reply = pql(endpoint, f"UPDATE \"{table}\" SET x = {literal(1000)} WHERE pk = 'a'")
+    assert (status, message(reply)) == (400, TOO_DEEP), reply
     assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": "deep"}})
     unchanged(ddb, table)
 
@@ -253,42 +279,64 @@ def test_partiql_where_counts_operators(endpoint, ddb, table):
     where = f"SELECT * FROM \"{table}\" WHERE pk = 'a' AND "
     status, reply = pql(endpoint, where + "NOT " * 297 + "n = 2")  # 300 operators
     assert status == 200 and len(reply["Items"]) == 1, reply
-    for nots in [298, 1000, 2000]:
-        status, reply = pql(endpoint, where + "NOT " * nots + "n = 2")
-        assert (status, reply.get("message", reply.get("Message"))) == (400, TOO_MANY), reply
+    status, reply = pql(endpoint, where + "NOT " * 298 + "n = 2")
+    assert (status, message(reply)) == (400, TOO_MANY), reply
     status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " +
                         " OR ".join(["n = 2"] * 151))
-    assert (status, reply.get("message", reply.get("Message"))) == (400, TOO_MANY), reply
+    assert (status, message(reply)) == (400, TOO_MANY), reply
     status, reply = pql(endpoint, f"UPDATE \"{table}\" SET n = 5 WHERE pk = 'a' AND " +
                         " AND ".join(["n = 1"] * 150))
-    assert (status, reply.get("message", reply.get("Message"))) == (400, TOO_MANY), reply
-    # A syntax error after the NOTs is what is reported.
-    status, reply = pql(endpoint, where + "NOT " * 1000 + "n = ")
-    assert status == 400
-    assert reply.get("message", reply.get("Message")).startswith(
-        "Statement wasn't well formed, can't be processed: "), reply
+    assert (status, message(reply)) == (400, TOO_MANY), reply
+    status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE n IN [" +
+                        ",".join(["1"] * 101) + "] AND " + " AND ".join(["n = 1"] * 160))
+    assert (status, message(reply)) == (
+        400, "The IN operator is provided with too many operands; number of operands: 101"), reply
     unchanged(ddb, table)
 
 
-def test_partiql_redundant_parentheses_and_long_where_clauses(endpoint, ddb, table):
-    for depth in [33, 300, 4000]:
-        status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "(" * depth +
-                            "pk = 'a'" + ")" * depth)
-        assert status == 200 and len(reply["Items"]) == 1, (depth, reply)
+@ttlstore_only
+def test_partiql_where_with_thousands_of_nots(endpoint, ddb, table):
+    where = f"SELECT * FROM \"{table}\" WHERE pk = 'a' AND "
+    for nots in [1000, 2000]:
+        status, reply = pql(endpoint, where + "NOT " * nots + "n = 2")
+        assert (status, message(reply)) == (400, TOO_MANY), reply
+    status, reply = pql(endpoint, f"DELETE FROM \"{table}\" WHERE pk = 'a' AND " +
+                        "NOT " * 1000 + "n = 2")
+    assert (status, message(reply)) == (400, TOO_MANY), reply
+    # A syntax error after the NOTs is what is reported.
+    status, reply = pql(endpoint, where + "NOT " * 1000 + "n = ")
+    assert status == 400
+    assert message(reply).startswith("Statement wasn't well formed, can't be processed: "), reply
+    unchanged(ddb, table)
+
+
+def test_partiql_parentheses_and_long_where_clauses(endpoint, ddb, table):
+    status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "(" * 200 +
+                        "pk = 'a'" + ")" * 200)
+    assert status == 200 and len(reply["Items"]) == 1, reply
     # 150 BETWEENs (299 operators) translate to more than 4 KB of expression, which is fine.
     status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " +
                         " OR ".join(["n BETWEEN 1 AND 2"] * 150))
     assert status == 200 and len(reply["Items"]) == 1, reply
     status, reply = pql(endpoint, f"SELECT {'.'.join(['a'] * 1000)} FROM \"{table}\" "
                                   "WHERE pk = 'a'")
-    assert (status, reply.get("message", reply.get("Message"))) == (
+    assert (status, message(reply)) == (
         400, "The document path has too many nesting levels; nesting levels: 1000"), reply
-    # Unmatched nesting deeper than the parser goes is refused, and nothing crashes.
-    status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "NOT (" * 1500 + "n = 1")
-    assert status == 400
-    assert "Statement is nested too deeply" in reply.get("message", reply.get("Message")), reply
     # Past 8,192 bytes the statement is refused whole.
     status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "(" * 100_000 +
                         "pk = 'a'" + ")" * 100_000)
-    assert status == 400 and "8192" in reply.get("message", reply.get("Message")), reply
+    assert status == 400 and "8192" in message(reply), reply
+    unchanged(ddb, table)
+
+
+@ttlstore_only
+def test_partiql_nesting_past_what_the_reference_survives(endpoint, ddb, table):
+    for depth in [300, 4000]:
+        status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "(" * depth +
+                            "pk = 'a'" + ")" * depth)
+        assert status == 200 and len(reply["Items"]) == 1, (depth, reply)
+    # Nesting that is not redundant stops at the parser's limit (64 levels), and nothing crashes.
+    status, reply = pql(endpoint, f"SELECT * FROM \"{table}\" WHERE " + "NOT (" * 1500 + "n = 1")
+    assert status == 400
+    assert "Statement is nested too deeply" in message(reply), reply
     unchanged(ddb, table)
