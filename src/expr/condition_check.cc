@@ -33,14 +33,6 @@ bool SamePath(const Operand& a, const Operand& b) {
 
 bool IsOrderableType(const std::string& t) { return t == "N" || t == "S" || t == "B"; }
 
-// Calls `f` on every function call inside `op`, arguments before the call that contains them
-// (the order in which DynamoDB notices problems).
-void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
-  if (!op.is_call()) return;
-  for (const Operand& arg : op.args) ForEachCall(arg, f);
-  f(op);
-}
-
 void ForEachLeaf(CondExpr& node, const std::function<void(CondExpr&)>& f) {
   if (node.is_leaf()) {
     f(node);
@@ -79,11 +71,11 @@ class MisuseFinder {
       Note(c.operands[0].name);
   }
   void VisitOperand(const Operand& op) {
-    if (!op.is_call()) return;
-    for (const Operand& arg : op.args) VisitOperand(arg);
-    for (const Operand& arg : op.args) {
-      if (arg.is_call() && arg.function != Function::kSize) Note(arg.name);
-    }
+    ForEachCall(op, [&](const Operand& call) {
+      for (const Operand& arg : call.args) {
+        if (arg.is_call() && arg.function != Function::kSize) Note(arg.name);
+      }
+    });
   }
   void Visit(const CondExpr& c) {
     if (!c.is_leaf()) {

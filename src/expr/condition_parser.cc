@@ -33,13 +33,9 @@ class Parser {
     return InvalidExpression(kind_, "The expression has redundant parentheses;");
   }
 
-  // Condition groups and function calls recurse; nothing that fits kMaxExpressionBytes can
-  // nest deeper than kMaxNesting unless it is unbalanced, and that is a syntax error anyway.
-  Status Enter() {
-    if (++depth_ > kMaxNesting) return Fail();
-    return Status::Ok();
-  }
-  void Leave() { --depth_; }
+  // Condition groups and function calls recurse (depth_); nothing that fits
+  // kMaxExpressionBytes nests deeper than kMaxNesting unless it is unbalanced, and that is a
+  // syntax error anyway.
 
   // A run of k redundant parentheses "((...(x)...))" is skipped without recursing; the parser
   // then sees only the innermost group "(x)". The service reports the redundancy when the
@@ -83,9 +79,8 @@ class Parser {
     if (!ParseAnd(out)) return false;
     while (ts_.IsWord(pos_, "OR")) {
       ++pos_;
-      CondExpr right;
-      if (!ParseAnd(&right)) return false;
-      Combine(CondExpr::Kind::kOr, out, &right);
+      StartBinary(CondExpr::Kind::kOr, out);
+      if (!ParseAnd(&out->children[1])) return false;
     }
     return true;
   }
@@ -94,16 +89,16 @@ class Parser {
     if (!ParseNot(out)) return false;
     while (ts_.IsWord(pos_, "AND")) {
       ++pos_;
-      CondExpr right;
-      if (!ParseNot(&right)) return false;
-      Combine(CondExpr::Kind::kAnd, out, &right);
+      StartBinary(CondExpr::Kind::kAnd, out);
+      if (!ParseNot(&out->children[1])) return false;
     }
     return true;
   }
 
-  // *left becomes `left kind right`.
-  [[gnu::noinline]] static void Combine(CondExpr::Kind kind, CondExpr* left, CondExpr* right) {
-    *left = CondExpr::Logical(kind, MoveIntoVector(std::move(*left), std::move(*right)));
+  // *left becomes `left kind <empty>`; the caller parses the right side into children[1] (no
+  // CondExpr in the recursing frames).
+  [[gnu::noinline]] static void StartBinary(CondExpr::Kind kind, CondExpr* left) {
+    *left = CondExpr::Logical(kind, MoveIntoVector(std::move(*left), CondExpr()));
   }
 
   // NOT chains are read in a loop. Past kMaxOperators NOTs the expression is refused whatever
@@ -206,70 +201,72 @@ class Parser {
   }
 
   // operand {, operand} ) -- the opening parenthesis has been consumed.
-  Status ParseOperandList(std::vector<Operand>* list) {
+  Result<std::vector<Operand>> ParseOperandList() {
+    std::vector<Operand> list;
     while (true) {
-      list->emplace_back();
-      RETURN_IF_ERROR(ParseOperandInto(&list->back()));
+      list.emplace_back();
+      if (!ParseOperandInto(&list.back())) return std::move(*error_);
       if (Kind() == TokenKind::kComma) {
         ++pos_;
         continue;
       }
       if (Kind() != TokenKind::kRParen) return Fail();
       ++pos_;
-      return Status::Ok();
+      return list;
     }
-  }
-
-  Result<std::vector<Operand>> ParseOperandList() {
-    std::vector<Operand> list;
-    RETURN_IF_ERROR(ParseOperandList(&list));
-    return list;
   }
 
   Result<Operand> ParseOperand() {
     Operand o;
-    RETURN_IF_ERROR(ParseOperandInto(&o));
+    if (!ParseOperandInto(&o)) return std::move(*error_);
     return o;
   }
 
-  // operand := ( operand ) | :value | name ( operand {, operand} ) | path, into *out.
+  // operand := ( operand ) | :value | name ( operand {, operand} ) | path, into *out; false
+  // with error_ set on failure. This is what recurses for nested calls, so it keeps nothing
+  // but scalars in its frame (no Status, no strings: ASan gives every such local red zones).
   // Parentheses around an operand can only hold an operand, so a run of them is read in a loop:
   // "((a))" is the operand a, redundant once its second ')' is reached.
-  Status ParseOperandInto(Operand* out) {
+  bool ParseOperandInto(Operand* out) {
     size_t parens = 0;
     while (Kind() == TokenKind::kLParen) {
-      if (int close = ts_.MatchingParen(pos_); close >= 0 && IsPathStep(close + 1)) {
-        return ts_.SyntaxError(kind_, static_cast<size_t>(close) + 1);
-      }
+      int close = ts_.MatchingParen(pos_);
+      if (close >= 0 && IsPathStep(close + 1)) return FailAt(static_cast<size_t>(close) + 1);
       ++pos_, ++parens;
     }
     if (Kind() == TokenKind::kName && !IsConditionKeyword(ts_, pos_) &&
         Kind(1) == TokenKind::kLParen) {
-      RETURN_IF_ERROR(Enter());
+      if (++depth_ > kMaxNesting) return FailAt(pos_);
       StartCall(out);
       pos_ += 2;
       // The arguments, recursively (a call's own parentheses are not a group).
       while (true) {
         out->args.emplace_back();
-        RETURN_IF_ERROR(ParseOperandInto(&out->args.back()));
+        if (!ParseOperandInto(&out->args.back())) return false;
         if (Kind() == TokenKind::kComma) {
           ++pos_;
           continue;
         }
-        if (Kind() != TokenKind::kRParen) return Fail();
+        if (Kind() != TokenKind::kRParen) return FailAt(pos_);
         ++pos_;
         break;
       }
-      Leave();
-    } else {
-      RETURN_IF_ERROR(ParseLeafOperand(out));
+      --depth_;
+    } else if (!ParseLeafOperand(out)) {
+      return false;
     }
     for (size_t i = 0; i < parens; ++i) {
-      if (Kind() != TokenKind::kRParen) return Fail();
+      if (Kind() != TokenKind::kRParen) return FailAt(pos_);
       ++pos_;
-      if (i == 1) return Redundant();
+      if (i == 1) return SetError(&Parser::Redundant);
     }
-    return Status::Ok();
+    return true;
+  }
+
+  // A syntax error at token i.
+  [[gnu::noinline]] bool FailAt(size_t i) {
+    error_ = ts_.SyntaxError(kind_, i);
+    return false;
   }
 
   bool IsPathStep(size_t i) const {
@@ -282,14 +279,18 @@ class Parser {
   }
 
   // A :value or a path.
-  [[gnu::noinline]] Status ParseLeafOperand(Operand* out) {
+  [[gnu::noinline]] bool ParseLeafOperand(Operand* out) {
     if (Kind() == TokenKind::kValueRef) {
       *out = Operand::OfValue(std::string(ts_.TextOf(pos_++)));
-      return Status::Ok();
+      return true;
     }
-    ASSIGN_OR_RETURN(raw, ParseRawPath(ts_, &pos_, kind_, IsConditionKeyword));
-    *out = Operand::OfPath(std::move(raw));
-    return Status::Ok();
+    Result<std::vector<RawElement>> raw = ParseRawPath(ts_, &pos_, kind_, IsConditionKeyword);
+    if (!raw) {
+      error_ = std::move(raw).error();
+      return false;
+    }
+    *out = Operand::OfPath(std::move(*raw));
+    return true;
   }
 
   const TokenStream& ts_;

@@ -89,6 +89,24 @@ void ResolveOperand(Operand* op, Placeholders& ph, UndefinedRefs* undefined) {
   }
 }
 
+void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
+  if (!op.is_call()) return;
+  // (call, index of the next argument to visit)
+  std::vector<std::pair<const Operand*, size_t>> stack = {{&op, 0}};
+  while (!stack.empty()) {
+    const Operand* call = stack.back().first;
+    size_t next = stack.back().second;
+    if (next < call->args.size()) {
+      ++stack.back().second;
+      const Operand& arg = call->args[next];
+      if (arg.is_call()) stack.push_back({&arg, 0});
+      continue;
+    }
+    stack.pop_back();
+    f(*call);
+  }
+}
+
 std::optional<std::string> FirstReservedName(const Operand& op) {
   if (op.is_call()) {
     for (const Operand& arg : op.args) {

@@ -19,12 +19,6 @@ std::vector<Operand*> OperandsOf(UpdateAction& a) {
   return out;
 }
 
-// Calls `f` on every function call in `op`, innermost first.
-void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
-  if (!op.is_call()) return;
-  for (const Operand& arg : op.args) ForEachCall(arg, f);
-  f(op);
-}
 
 std::string PathMessage(const char* relation, const Path& one, const Path& two) {
   return std::string("Two document paths ") + relation +

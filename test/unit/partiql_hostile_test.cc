@@ -1,5 +1,5 @@
 // PartiQL statements built to exhaust the parser: redundant parentheses, NOT chains, operator
-// counts, deep literals and unmatched nesting, each parsed on a thread with a 1 MiB stack whose
+// counts, deep literals and unmatched nesting, each parsed on a thread with a small stack whose
 // use is measured. The answers are DynamoDB Local's where it gives one (it shares the service's
 // PartiQL front end, but dies with a StackOverflowError past ~250 levels, where ttlstore keeps
 // answering).
@@ -96,7 +96,7 @@ TEST(PartiqlHostile, UnmatchedNestingStopsAtTheLimit) {
             std::string(kMalformed) + "Statement is nested too deeply at 1:153");
 }
 
-// The deepest statements of 8 KB (the API's limit) on a 1 MiB stack; stack use is printed.
+// The deepest statements of 8 KB (the API's limit) on the small stack (small_stack.h); stack use is printed.
 TEST(PartiqlHostile, TheDeepestStatementsFitASmallStack) {
   const std::pair<const char*, std::string> cases[] = {
       {"8000 unmatched (", "SELECT * FROM t WHERE " + Repeat("(", 8000)},
