@@ -241,8 +241,7 @@ class Parser {
       pos_ += 2;
       // The arguments, recursively (a call's own parentheses are not a group).
       while (true) {
-        out->args.emplace_back();
-        if (!ParseOperandInto(&out->args.back())) return false;
+        if (!ParseOperandInto(NewArg(out))) return false;
         if (Kind() == TokenKind::kComma) {
           ++pos_;
           continue;
@@ -272,6 +271,9 @@ class Parser {
   bool IsPathStep(size_t i) const {
     return ts_.at(i).kind == TokenKind::kDot || ts_.at(i).kind == TokenKind::kLBracket;
   }
+
+  // A new, empty last argument of `call` (out of line: growing the vector moves Operands).
+  [[gnu::noinline]] static Operand* NewArg(Operand* call) { return &call->args.emplace_back(); }
 
   [[gnu::noinline]] void StartCall(Operand* out) {
     std::string name(ts_.TextOf(pos_));

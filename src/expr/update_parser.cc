@@ -170,17 +170,16 @@ class Parser {
     while (Kind() == TokenKind::kLParen) ++pos_, ++parens;
     if (Kind() == TokenKind::kName && !IsUpdateKeyword(ts_, pos_) &&
         Kind(1) == TokenKind::kLParen) {
-      if (++depth_ > kMaxNesting) return SetError(&Parser::Fail);
+      if (++depth_ > kMaxNesting) return FailAt(pos_);
       StartCall(out);
       pos_ += 2;
       while (true) {
-        out->args.emplace_back();
-        if (!ParseOperandInto(&out->args.back())) return false;
+        if (!ParseOperandInto(NewArg(out))) return false;
         if (Kind() == TokenKind::kComma) {
           ++pos_;
           continue;
         }
-        if (Kind() != TokenKind::kRParen) return SetError(&Parser::Fail);
+        if (Kind() != TokenKind::kRParen) return FailAt(pos_);
         ++pos_;
         break;
       }
@@ -189,17 +188,26 @@ class Parser {
       return false;
     }
     for (size_t i = 0; i < parens; ++i) {
-      if (Kind() != TokenKind::kRParen) return SetError(&Parser::Fail);
+      if (Kind() != TokenKind::kRParen) return FailAt(pos_);
       ++pos_;
       if (i == 1 && report_redundant_) return SetError(&Parser::Redundant);
     }
     return true;
   }
 
+  // A syntax error at token i.
+  [[gnu::noinline]] bool FailAt(size_t i) {
+    error_ = ts_.SyntaxError(kKind, i);
+    return false;
+  }
+
   [[gnu::noinline]] bool SetError(Error (Parser::*make)() const) {
     error_ = (this->*make)();
     return false;
   }
+
+  // A new, empty last argument of `call` (out of line: growing the vector moves Operands).
+  [[gnu::noinline]] static Operand* NewArg(Operand* call) { return &call->args.emplace_back(); }
 
   [[gnu::noinline]] void StartCall(Operand* out) {
     std::string name(ts_.TextOf(pos_));
