@@ -115,8 +115,9 @@ bool EvalCond(const CondExpr& c, const model::Item& item) {
 
 }  // namespace
 
-Result<Condition> Condition::Parse(std::string_view text, std::string_view kind, Placeholders& ph) {
-  ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kind, ph));
+Result<Condition> Condition::Parse(std::string_view text, std::string_view kind, Placeholders& ph,
+                                   bool generated) {
+  ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kind, ph, generated));
   Condition c;
   c.root_ = std::make_shared<const Node>(Node{std::move(root)});
   return c;

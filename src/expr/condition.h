@@ -26,7 +26,11 @@ class Condition {
   // Parses and resolves `text`. `kind` names the parameter in error messages
   // ("ConditionExpression", "FilterExpression"): "Invalid ConditionExpression: Syntax error; ...".
   // Every placeholder used is added to ph.used_names / ph.used_values.
-  static Result<Condition> Parse(std::string_view text, std::string_view kind, Placeholders& ph);
+  // `generated` marks text ttlstore wrote itself (PartiQL's translation of WHERE and SET): the
+  // 4 KB limit on a caller's expression does not apply to it, and its nesting is bounded by
+  // the PartiQL parser's own limits.
+  static Result<Condition> Parse(std::string_view text, std::string_view kind, Placeholders& ph,
+                                 bool generated = false);
 
   // True if `item` satisfies the condition. A missing item is an empty map. Comparisons between
   // different types are false (not errors), as in DynamoDB.

@@ -33,14 +33,6 @@ bool SamePath(const Operand& a, const Operand& b) {
 
 bool IsOrderableType(const std::string& t) { return t == "N" || t == "S" || t == "B"; }
 
-// Calls `f` on every function call inside `op`, arguments before the call that contains them
-// (the order in which DynamoDB notices problems).
-void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
-  if (!op.is_call()) return;
-  for (const Operand& arg : op.args) ForEachCall(arg, f);
-  f(op);
-}
-
 void ForEachLeaf(CondExpr& node, const std::function<void(CondExpr&)>& f) {
   if (node.is_leaf()) {
     f(node);
@@ -79,11 +71,11 @@ class MisuseFinder {
       Note(c.operands[0].name);
   }
   void VisitOperand(const Operand& op) {
-    if (!op.is_call()) return;
-    for (const Operand& arg : op.args) VisitOperand(arg);
-    for (const Operand& arg : op.args) {
-      if (arg.is_call() && arg.function != Function::kSize) Note(arg.name);
-    }
+    ForEachCall(op, [&](const Operand& call) {
+      for (const Operand& arg : call.args) {
+        if (arg.is_call() && arg.function != Function::kSize) Note(arg.name);
+      }
+    });
   }
   void Visit(const CondExpr& c) {
     if (!c.is_leaf()) {
@@ -243,14 +235,6 @@ std::optional<std::string> TypeError(const CondExpr& leaf) {
 
 Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholders& ph) {
   CondExpr& root = parsed->root;
-  if (CountOperators(root) > kMaxOperators) {
-    // The service stops at the first operator past the limit, so it always reports 301.
-    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
-                                       std::to_string(kMaxOperators + 1));
-  }
-  if (parsed->redundant_parens) {
-    return InvalidExpression(kind, "The expression has redundant parentheses;");
-  }
   if (auto name = FirstUnknownFunction(root)) {
     return InvalidExpression(kind, "Invalid function name; function: " + *name);
   }
@@ -279,12 +263,17 @@ Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholde
     }
   });
   if (error) return InvalidExpression(kind, *error);
+  if (CountOperators(root) > kMaxOperators) {
+    // The service stops at the first operator past the limit, so it always reports 301.
+    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
+                                       std::to_string(kMaxOperators + 1));
+  }
   return Status::Ok();
 }
 
 Result<CondExpr> ParseCheckedCondition(std::string_view text, std::string_view kind,
-                                       Placeholders& ph) {
-  RETURN_IF_ERROR(CheckExpressionText(text, kind));
+                                       Placeholders& ph, bool generated) {
+  if (!generated) RETURN_IF_ERROR(CheckExpressionText(text, kind));
   TokenStream ts(text);
   ASSIGN_OR_RETURN(parsed, ParseConditionSyntax(ts, kind));
   RETURN_IF_ERROR(CheckCondition(&parsed, kind, ph));

@@ -1,6 +1,7 @@
 // The semantic checks DynamoDB applies to a condition once it has parsed, in the service's order
 // of precedence (each is reported only if no earlier kind of error exists anywhere):
-//   1. redundant parentheses           "The expression has redundant parentheses;"
+//   1. redundant parentheses           "The expression has redundant parentheses;" (found while
+//      parsing, see condition_parser.h)
 //   2. unknown function names          "Invalid function name; function: foo"
 //   3. functions used in the wrong place
 //        "The function is not allowed to be used this way in an expression; function: size"
@@ -10,8 +11,9 @@
 //      wrong operand types known from :values (begins_with(a, :n), size(:bool), a < :bool,
 //      attribute_type(a, :x) with an unknown type name, BETWEEN bounds of different types or
 //      in the wrong order).
+//   6. more than kMaxOperators operators "The expression contains too many operators; ..."
 // This order is the one the service reports when an expression has several problems (observed
-// by dynalite's tests against DynamoDB).
+// by dynalite's tests against DynamoDB; the place of 6 observed against DynamoDB Local).
 #pragma once
 
 #include <string_view>
@@ -32,7 +34,8 @@ Status CheckCondition(ParsedCondition* parsed, std::string_view kind, Placeholde
 
 // Parses and checks `text` as a condition: the size and emptiness checks, the syntax, then
 // CheckCondition. Used by Condition and KeyCondition.
+// `generated`: see Condition::Parse.
 Result<CondExpr> ParseCheckedCondition(std::string_view text, std::string_view kind,
-                                       Placeholders& ph);
+                                       Placeholders& ph, bool generated = false);
 
 }  // namespace ttlstore::expr

@@ -5,10 +5,10 @@
 //   not     := NOT not | primary
 //   primary := ( or ) | operand comp operand | operand BETWEEN operand AND operand
 //            | operand IN ( operand {, operand} ) | call
-//   operand := ( operand ) [path tail] | :value | name ( operand {, operand} ) | path
-// The grammar is deliberately permissive about where functions and parentheses appear, like the
-// service's: misplaced functions, wrong operand counts and redundant parentheses are parsed and
-// then reported by CheckCondition with DynamoDB's own messages, after every syntax error.
+//   operand := ( operand ) | :value | name ( operand {, operand} ) | path
+// The grammar is deliberately permissive about where functions appear, like the service's:
+// misplaced functions and wrong operand counts are parsed and then reported by CheckCondition
+// with DynamoDB's own messages, after every syntax error.
 #pragma once
 
 #include <string_view>
@@ -21,13 +21,13 @@ namespace ttlstore::expr {
 
 struct ParsedCondition {
   CondExpr root;
-  // Set when a group's whole content is another group, e.g. "((a = :v))". DynamoDB rejects
-  // that, but only once the text has parsed, so the parser just remembers it.
-  bool redundant_parens = false;
 };
 
 // Parses the tokens of a condition; errors are syntax errors ("Invalid <kind>: Syntax error;
-// token: ..., near: ...") and the path limits.
+// token: ..., near: ..."), the path limits, and redundant parentheses: a group whose whole
+// content is another group, e.g. "((a = :v))". The service reports those while it parses, as
+// soon as the outer group closes, so they come after a syntax error earlier in the text and
+// before one later in it, and before every check made on the parsed tree.
 Result<ParsedCondition> ParseConditionSyntax(const TokenStream& ts, std::string_view kind);
 
 // True if token i is one of the condition grammar's keywords (AND OR NOT BETWEEN IN).

@@ -166,8 +166,8 @@ Status CheckKeyOperand(const model::KeyElement& key, const AttributeValue& v, bo
 }  // namespace
 
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
-                                         Placeholders& ph) {
-  ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kKind, ph));
+                                         Placeholders& ph, bool generated) {
+  ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kKind, ph, generated));
   Reducer reducer;
   RETURN_IF_ERROR(reducer.Reduce(root));
   std::vector<KeyTerm>& terms = reducer.terms();

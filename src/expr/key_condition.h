@@ -22,8 +22,11 @@ struct KeyCondition {
   model::AttributeValue sort1;      // the operand (lower bound for BETWEEN)
   model::AttributeValue sort2;      // the upper bound for BETWEEN
 
+  // `generated` marks text ttlstore wrote itself (PartiQL's translation of WHERE and SET): the
+  // 4 KB limit on a caller's expression does not apply to it, and its nesting is bounded by
+  // the PartiQL parser's own limits.
   static Result<KeyCondition> Parse(std::string_view text, const model::KeySchema& schema,
-                                    Placeholders& ph);
+                                    Placeholders& ph, bool generated = false);
 
   // True if `sort_key` satisfies the sort-key condition (always true for kNone).
   bool MatchesSort(const model::AttributeValue& sort_key) const;

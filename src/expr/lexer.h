@@ -61,6 +61,11 @@ class TokenStream {
   bool IsWord(size_t i, std::string_view word) const;
   // Index of the ')' matching the '(' at i, or -1 if unbalanced.
   int MatchingParen(size_t i) const { return match_[i]; }
+  // True if the '(' at i holds nothing but another group: "( (x) )", a redundant pair.
+  bool IsWrapper(size_t i) const {
+    if (at(i).kind != TokenKind::kLParen || at(i + 1).kind != TokenKind::kLParen) return false;
+    return match_[i] >= 0 && match_[i + 1] >= 0 && match_[i + 1] + 1 == match_[i];
+  }
 
   // "Invalid <kind>: Syntax error; token: "<tok>", near: "<text>"" for the token at i. The near
   // text runs from the start of the token before it to the end of the token after it (to the

@@ -24,10 +24,15 @@ Error InvalidExpression(std::string_view kind, std::string_view message) {
 
 Status CheckExpressionText(std::string_view text, std::string_view kind) {
   if (text.size() > kMaxExpressionBytes) {
-    return InvalidExpression(kind,
-                             "Expression size has exceeded the maximum allowed size; expression "
-                             "size: " +
-                                 std::to_string(text.size()));
+    // The service quotes the size for conditions only: a real UpdateExpression error reads
+    // "...maximum allowed size;" with nothing after (aws/aws-sdk-java-v2#4597), and DynamoDB
+    // Local, which shares the service's expression front end, adds "expression size: N" for
+    // Condition, Filter and KeyCondition expressions but not for Update and Projection ones.
+    std::string message = "Expression size has exceeded the maximum allowed size;";
+    if (kind != "UpdateExpression" && kind != "ProjectionExpression") {
+      message += " expression size: " + std::to_string(text.size());
+    }
+    return InvalidExpression(kind, message);
   }
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return InvalidExpression(kind, "The expression can not be empty;");

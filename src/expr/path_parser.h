@@ -9,8 +9,17 @@
 #include "common/result.h"
 #include "expr/ast.h"
 #include "expr/lexer.h"
+#include "expr/projection.h"
 
 namespace ttlstore::expr {
+
+// How deep the parsers recurse (function calls inside function calls, condition groups inside
+// condition groups). Runs of parentheses around one operand and chains of NOT are read in loops,
+// so every level that recurses costs at least three bytes of a balanced expression ("f(" and
+// ")"): nothing within kMaxExpressionBytes reaches this depth unless its parentheses do not
+// match, and that is a syntax error anyway. The parse at this depth, the checks and the tree's
+// destruction fit in far less than a server thread's stack (expr_hostile_test measures it).
+inline constexpr int kMaxNesting = static_cast<int>(kMaxExpressionBytes / 3) + 1;
 
 // "Invalid <kind>: <message>", the form of every expression-level error.
 Error InvalidExpression(std::string_view kind, std::string_view message);

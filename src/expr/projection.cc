@@ -5,6 +5,8 @@
 #include <memory>
 #include <unordered_set>
 
+#include "expr/path_parser.h"
+
 namespace ttlstore::expr {
 namespace {
 
@@ -270,15 +272,7 @@ bool IsReservedWord(std::string_view word) {
 Result<Projection> Projection::Parse(std::string_view text,
                                      const std::map<std::string, std::string>& names,
                                      std::set<std::string>* used_names) {
-  if (text.size() > kMaxExpressionBytes) {
-    return Error::Validation(
-        "Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size; "
-        "expression size: " +
-        std::to_string(text.size()));
-  }
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    return Error::Validation("Invalid ProjectionExpression: The expression can not be empty;");
-  }
+  RETURN_IF_ERROR(CheckExpressionText(text, "ProjectionExpression"));
   Parser parser(text, names, used_names);
   auto paths = parser.ParseAll();
   if (!paths) return paths.error();

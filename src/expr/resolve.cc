@@ -48,7 +48,10 @@ std::string UndefinedValueMessage(const std::string& value) {
          value;
 }
 
-void ResolveOperand(Operand* op, Placeholders& ph, UndefinedRefs* undefined) {
+namespace {
+
+// ResolveOperand for a :value or a path.
+void ResolveLeaf(Operand* op, Placeholders& ph, UndefinedRefs* undefined) {
   switch (op->kind) {
     case Operand::Kind::kValue: {
       auto it = ph.values.find(op->name);
@@ -84,20 +87,57 @@ void ResolveOperand(Operand* op, Placeholders& ph, UndefinedRefs* undefined) {
       return;
     }
     case Operand::Kind::kCall:
-      for (Operand& arg : op->args) ResolveOperand(&arg, ph, undefined);
       return;
   }
 }
 
-std::optional<std::string> FirstReservedName(const Operand& op) {
-  if (op.is_call()) {
-    for (const Operand& arg : op.args) {
-      if (auto word = FirstReservedName(arg)) return word;
+}  // namespace
+
+void ResolveOperand(Operand* op, Placeholders& ph, UndefinedRefs* undefined) {
+  // Arguments in textual order, without recursing (calls nest as deep as 4 KB allows).
+  std::vector<Operand*> pending = {op};
+  while (!pending.empty()) {
+    Operand* o = pending.back();
+    pending.pop_back();
+    if (!o->is_call()) {
+      ResolveLeaf(o, ph, undefined);
+      continue;
     }
-    return std::nullopt;
+    for (auto it = o->args.rbegin(); it != o->args.rend(); ++it) pending.push_back(&*it);
   }
-  for (const RawElement& e : op.raw) {
-    if (e.kind == RawElement::Kind::kName && IsReservedWord(e.text)) return e.text;
+}
+
+void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
+  if (!op.is_call()) return;
+  // (call, index of the next argument to visit)
+  std::vector<std::pair<const Operand*, size_t>> stack = {{&op, 0}};
+  while (!stack.empty()) {
+    const Operand* call = stack.back().first;
+    size_t next = stack.back().second;
+    if (next < call->args.size()) {
+      ++stack.back().second;
+      const Operand& arg = call->args[next];
+      if (arg.is_call()) stack.push_back({&arg, 0});
+      continue;
+    }
+    stack.pop_back();
+    f(*call);
+  }
+}
+
+std::optional<std::string> FirstReservedName(const Operand& op) {
+  // Depth first, in textual order, without recursing.
+  std::vector<const Operand*> pending = {&op};
+  while (!pending.empty()) {
+    const Operand* o = pending.back();
+    pending.pop_back();
+    if (o->is_call()) {
+      for (auto it = o->args.rbegin(); it != o->args.rend(); ++it) pending.push_back(&*it);
+      continue;
+    }
+    for (const RawElement& e : o->raw) {
+      if (e.kind == RawElement::Kind::kName && IsReservedWord(e.text)) return e.text;
+    }
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 // use recorded in the request's Placeholders so that unused ones can be reported.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,11 @@ std::string UndefinedValueMessage(const std::string& value);
 // Substitutes the placeholders of `op` (recursively through call arguments), sets
 // Operand::resolved, records each defined placeholder as used in `ph`, and notes undefined ones.
 void ResolveOperand(Operand* op, Placeholders& ph, UndefinedRefs* undefined);
+
+// Calls `f` on every function call inside `op`, arguments before the call that contains them
+// (the order in which DynamoDB notices problems). Iterative: calls nest as deep as 4 KB of
+// "f(" allows, and the checks walk them several times.
+void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f);
 
 // The first bare (non-placeholder) name in `op`, recursively, that is a DynamoDB reserved word.
 std::optional<std::string> FirstReservedName(const Operand& op);

@@ -121,8 +121,13 @@ Result<AttributeValue> EvalOperand(const Operand& op, const model::Item& item) {
       break;
   }
   if (op.function == Function::kIfNotExists) {
-    if (const AttributeValue* v = FindPath(item, op.args[0].path)) return *v;
-    return EvalOperand(op.args[1], item);
+    // if_not_exists(a, if_not_exists(b, ...)) nests 240 deep in 4 KB: followed in a loop.
+    const Operand* o = &op;
+    while (o->is_call() && o->function == Function::kIfNotExists) {
+      if (const AttributeValue* v = FindPath(item, o->args[0].path)) return *v;
+      o = &o->args[1];
+    }
+    return EvalOperand(*o, item);
   }
   // list_append(a, b): both lists; either may be a path, a :value or another function.
   ASSIGN_OR_RETURN(a, EvalOperand(op.args[0], item));
@@ -203,8 +208,8 @@ bool RemoveFirst(const Path& a, const Path& b) {
 
 }  // namespace
 
-Result<Update> Update::Parse(std::string_view text, Placeholders& ph) {
-  RETURN_IF_ERROR(CheckExpressionText(text, "UpdateExpression"));
+Result<Update> Update::Parse(std::string_view text, Placeholders& ph, bool generated) {
+  if (!generated) RETURN_IF_ERROR(CheckExpressionText(text, "UpdateExpression"));
   TokenStream ts(text);
   ASSIGN_OR_RETURN(parsed, ParseUpdateSyntax(ts));
   RETURN_IF_ERROR(CheckUpdate(&parsed, ph));

@@ -23,7 +23,10 @@ namespace ttlstore::expr {
 
 class Update {
  public:
-  static Result<Update> Parse(std::string_view text, Placeholders& ph);
+  // `generated` marks text ttlstore wrote itself (PartiQL's translation of WHERE and SET): the
+  // 4 KB limit on a caller's expression does not apply to it, and its nesting is bounded by
+  // the PartiQL parser's own limits.
+  static Result<Update> Parse(std::string_view text, Placeholders& ph, bool generated = false);
 
   // Applies the update to `item` in place: the old item, or only the key attributes when the item
   // does not exist yet. Runtime errors are ValidationExceptions with the service's wording, e.g.

@@ -19,12 +19,6 @@ std::vector<Operand*> OperandsOf(UpdateAction& a) {
   return out;
 }
 
-// Calls `f` on every function call in `op`, innermost first.
-void ForEachCall(const Operand& op, const std::function<void(const Operand&)>& f) {
-  if (!op.is_call()) return;
-  for (const Operand& arg : op.args) ForEachCall(arg, f);
-  f(op);
-}
 
 std::string PathMessage(const char* relation, const Path& one, const Path& two) {
   return std::string("Two document paths ") + relation +
@@ -134,6 +128,44 @@ std::optional<std::string> FunctionError(const SetValue& value) {
   return std::nullopt;
 }
 
+// The first function, innermost first, that an update cannot call: an unknown name, or one of
+// the condition functions (size, attribute_exists, ...), which the service names separately.
+std::optional<std::string> FunctionNameError(const SetValue& value) {
+  std::optional<std::string> found;
+  for (const Operand& op : value.operands) {
+    ForEachCall(op, [&](const Operand& call) {
+      if (found || call.function == Function::kIfNotExists ||
+          call.function == Function::kListAppend) {
+        return;
+      }
+      if (call.function == Function::kUnknown) {
+        found = "Invalid function name; function: " + call.name;
+      } else {
+        found = "The function is not allowed in an update expression; function: " + call.name;
+      }
+    });
+  }
+  return found;
+}
+
+// list_append may only be the whole value: not an argument of another function (not even of
+// if_not_exists) and not an operand of + or - (observed against DynamoDB Local).
+std::optional<std::string> MisusedFunction(const SetValue& value) {
+  std::optional<std::string> found;
+  for (const Operand& op : value.operands) {
+    ForEachCall(op, [&](const Operand& call) {
+      for (const Operand& arg : call.args) {
+        if (!found && arg.is_call() && arg.function == Function::kListAppend) found = arg.name;
+      }
+    });
+    if (!found && value.kind != SetValue::Kind::kOperand && op.is_call() &&
+        op.function == Function::kListAppend) {
+      found = op.name;
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 Status CheckUpdate(ParsedUpdate* parsed, Placeholders& ph) {
@@ -147,14 +179,13 @@ Status CheckUpdate(ParsedUpdate* parsed, Placeholders& ph) {
     }
   }
   for (UpdateAction& a : actions) {
-    for (const Operand& op : a.value.operands) {
-      std::optional<std::string> unknown;
-      ForEachCall(op, [&](const Operand& call) {
-        bool known =
-            call.function == Function::kIfNotExists || call.function == Function::kListAppend;
-        if (!known && !unknown) unknown = call.name;
-      });
-      if (unknown) return InvalidExpression(kKind, "Invalid function name; function: " + *unknown);
+    if (auto e = FunctionNameError(a.value)) return InvalidExpression(kKind, *e);
+  }
+  for (UpdateAction& a : actions) {
+    if (auto name = MisusedFunction(a.value)) {
+      return InvalidExpression(
+          kKind,
+          "The function is not allowed to be used this way in an expression; function: " + *name);
     }
   }
   if (parsed->repeated_clause) {

@@ -4,10 +4,11 @@
 //             | DELETE path :v {, path :v}
 //   set      := path = ( arith ) | path = arith
 //   arith    := oper [ (+ | -) oper ]
-//   oper     := ( operand ) | operand
+//   oper     := ( oper ) | operand
 //   operand  := :value | name ( oper {, oper} ) | path
-// Unlike conditions, update paths cannot be parenthesised, and only one level of parentheses is
-// allowed around an operand and one around the whole value, as in the service's grammar.
+// Unlike conditions, update paths cannot be parenthesised. Parentheses around parentheses
+// ("((:v))", "((:v + :w))") parse, and are then refused as redundant, as the service does, as
+// soon as the outer pair closes (so before a syntax error later in the text).
 #pragma once
 
 #include <optional>

@@ -26,6 +26,10 @@ def _padded(core: str, size: int) -> str:
 
 
 def _size_error(kind: str, size: int) -> str:
+    # Only conditions quote the size: the real service says "...maximum allowed size;" for an
+    # UpdateExpression (aws/aws-sdk-java-v2#4597), DynamoDB Local likewise for Projection.
+    if kind in ("UpdateExpression", "ProjectionExpression"):
+        return f"Invalid {kind}: Expression size has exceeded the maximum allowed size;"
     return (f"Invalid {kind}: Expression size has exceeded the maximum allowed size; "
             f"expression size: {size}")
 

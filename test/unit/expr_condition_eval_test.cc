@@ -235,9 +235,9 @@ TEST(ExprCondition, NamePlaceholdersMayHoldDotsAndReservedWords) {
   EXPECT_TRUE(Holds("#s = :v", {{":v", S("active")}}, {{"#s", "status"}}, item));
 }
 
-TEST(ExprCondition, ParenthesisedPathsEvaluateAsTheWholePath) {
-  EXPECT_TRUE(Holds("(info.nested).deep = :x", {{":x", S("x")}}));
-  EXPECT_TRUE(Holds("(letters)[0] = :a", {{":a", S("a")}}));
+TEST(ExprCondition, ParenthesisedOperandsEvaluateAsTheOperand) {
+  EXPECT_TRUE(Holds("(info.nested.deep) = :x", {{":x", S("x")}}));
+  EXPECT_TRUE(Holds("(letters[0]) = (:a)", {{":a", S("a")}}));
 }
 
 TEST(ExprCondition, FilterExpressionsEvaluateTheSameWay) {

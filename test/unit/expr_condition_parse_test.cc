@@ -70,9 +70,17 @@ TEST(ExprConditionParse, AcceptsParenthesesThatAreNotRedundant) {
   for (const char* text : {"(a = :s)", "(a = :s) AND (b = :s)", "(a = :s AND (b = :s))",
                            "((a = :s) OR (b = :s)) AND c = :s", "NOT (a = :s)", "(a) = :s",
                            "((a) = :s)", "(a)between(:s)and(:t)", "a IN ((:s), :t)",
-                           "size((a)) > :n", "(a.b).c = :s", "(a)[1] = :s"}) {
+                           "size((a)) > :n"}) {
     Parses(text, kCommon);
   }
+}
+
+TEST(ExprConditionParse, AParenthesisedPathCannotGoOn) {
+  // DynamoDB Local (the service's expression front end) fails at the token after the ')',
+  // before it would notice redundant parentheses.
+  EXPECT_EQ(ErrorOf("(a.b).c = :s", kCommon), Msg("Syntax error; token: \".\", near: \").c\""));
+  EXPECT_EQ(ErrorOf("(a)[1] = :s", kCommon), Msg("Syntax error; token: \"[\", near: \")[1\""));
+  EXPECT_EQ(ErrorOf("((a)).b = :s", kCommon), Msg("Syntax error; token: \".\", near: \").b\""));
 }
 
 TEST(ExprConditionParse, AcceptsNotNotAndBetweenFollowedByAnd) {
@@ -306,8 +314,12 @@ TEST(ExprConditionParse, BetweenBoundsMustShareATypeAndBeOrdered) {
 }
 
 TEST(ExprConditionParse, ErrorKindsArePrioritisedAsTheServiceDoes) {
-  // Syntax errors come first, whatever else is wrong.
-  EXPECT_EQ(ErrorOf("((status = :v)) AND"), Msg("Syntax error; token: \"<EOF>\", near: \"AND\""));
+  // Syntax errors before the redundant parentheses come first; redundant parentheses are
+  // reported as soon as they close, so before a syntax error after them (DynamoDB Local).
+  EXPECT_EQ(ErrorOf("a = = :v AND ((status = :v))"),
+            Msg("Syntax error; token: \"=\", near: \"= = :v\""));
+  EXPECT_EQ(ErrorOf("((a = = :v))"), Msg("Syntax error; token: \"=\", near: \"= = :v\""));
+  EXPECT_EQ(ErrorOf("((status = :v)) AND"), Msg("The expression has redundant parentheses;"));
   // Redundant parentheses before unknown functions.
   EXPECT_EQ(ErrorOf("((foo(a)))"), Msg("The expression has redundant parentheses;"));
   // Unknown functions before misused ones.

@@ -45,7 +45,8 @@ TEST(ExprUpdateParse, AcceptsEveryClauseAndValueForm) {
        {"SET a = :v", "SET a.b[2].c = :v, #c = b", "SET a = b + :n", "SET a = :n - b",
         "SET a = if_not_exists(a, :n)", "SET a = list_append(a, :l)",
         "SET a = list_append(if_not_exists(a, :l), :l)", "SET a = if_not_exists(a, :n) + :n",
-        "SET a = (b + :n)", "SET a = (b) + (:n)", "SET a = ((b))", "REMOVE a, b.c, d[1]",
+        "SET a = (b + :n)", "SET a = (b) + (:n)", "SET a = ((b) + :n)", "SET a = (if_not_exists(a, :n))",
+        "SET a = if_not_exists((a), (:n))", "SET a = list_append((a), :l)", "REMOVE a, b.c, d[1]",
         "ADD a :n, b :ss", "DELETE a :ss, b :ns", "SET a = :v REMOVE b ADD c :n DELETE d :bs",
         "DELETE d :bs ADD c :n REMOVE b SET a = :v"}) {
     Parses(text);
@@ -64,9 +65,8 @@ TEST(ExprUpdateParse, RejectsEmptyExpressions) {
 TEST(ExprUpdateParse, RejectsExpressionsOver4KB) {
   std::string text = "SET a = :v";
   while (text.size() <= 4096) text += ", a = :v";
-  EXPECT_EQ(ErrorOf(text), Msg("Expression size has exceeded the maximum allowed size; "
-                               "expression size: " +
-                               std::to_string(text.size())));
+  // No "; expression size: N" for updates (aws/aws-sdk-java-v2#4597, a real-service trace).
+  EXPECT_EQ(ErrorOf(text), Msg("Expression size has exceeded the maximum allowed size;"));
 }
 
 TEST(ExprUpdateParse, SyntaxErrorsQuoteTheTokenAndItsNeighbours) {
@@ -104,7 +104,6 @@ TEST(ExprUpdateParse, RejectsMalformedUpdates) {
                            "set (a = (b + c))",
                            "set a = (b.c).d + e",
                            "set a = (b.c)[0] + e",
-                           "set a = (((b)))",
                            "SET a = :v,",
                            "SET a = :v REMOVE",
                            "SET a = f()",
@@ -124,7 +123,11 @@ TEST(ExprUpdateParse, RejectsBareReservedWords) {
 }
 
 TEST(ExprUpdateParse, RejectsUnknownFunctions) {
-  EXPECT_EQ(ErrorOf("SET a = size(b)"), Msg("Invalid function name; function: size"));
+  // The condition functions have their own message (DynamoDB Local).
+  EXPECT_EQ(ErrorOf("SET a = size(b)"),
+            Msg("The function is not allowed in an update expression; function: size"));
+  EXPECT_EQ(ErrorOf("SET a = list_append(contains(a, :n), :l)"),
+            Msg("The function is not allowed in an update expression; function: contains"));
   EXPECT_EQ(ErrorOf("SET a = if_not_exist(a, :n)"),
             Msg("Invalid function name; function: if_not_exist"));
   EXPECT_EQ(ErrorOf("SET a = list_append(a, LIST_APPEND(:l, :l))"),

@@ -85,6 +85,9 @@ struct Statement {
 
   // How many `?` the statement has; Parameters must supply exactly this many.
   int parameter_count = 0;
+  // Operators in WHERE (AND, OR, NOT, comparisons, BETWEEN, IN, IS, function calls), which the
+  // service limits to 300 like an expression's.
+  size_t where_operators = 0;
 
   bool IsRead() const { return kind == Kind::kSelect; }
 };

@@ -8,6 +8,7 @@
 #include "api/json_parse.h"
 #include "api/partiql/parser.h"
 #include "api/request.h"
+#include "expr/condition_check.h"
 #include "expr/projection.h"
 #include "model/expiry.h"
 #include "model/item_size.h"
@@ -132,6 +133,30 @@ Result<Params> DecodeParameters(const rapidjson::Value& request) {
   return params;
 }
 
+// The service counts a WHERE clause's operators like an expression's, and words the error
+// without an "Invalid ...Expression" prefix (DynamoDB Local: "The expression contains too many
+// operators; operator count: 301"). Checked once WHERE has been translated, so that the
+// translation's own errors (an unknown function, IN with over 100 operands) come first.
+Status CheckOperatorCount(const Statement& st) {
+  if (st.where_operators <= expr::kMaxOperators) return Status::Ok();
+  return Error::Validation("The expression contains too many operators; operator count: " +
+                           std::to_string(expr::kMaxOperators + 1));
+}
+
+// The expressions WHERE and SET are translated into are the service's, not the caller's, so
+// their errors lose the "Invalid ConditionExpression: " prefix, as the service words them
+// ("The IN operator is provided with too many operands; number of operands: 101").
+template <typename T>
+Result<T> Unprefixed(Result<T> r) {
+  if (r || r.error().code() != ErrorCode::kValidation) return r;
+  const std::string& m = r.error().message();
+  for (const char* kind : {"Invalid ConditionExpression: ", "Invalid FilterExpression: ",
+                           "Invalid KeyConditionExpression: ", "Invalid UpdateExpression: "}) {
+    if (m.rfind(kind, 0) == 0) return Error::Validation(m.substr(std::string_view(kind).size()));
+  }
+  return r;
+}
+
 Result<Prepared> Prepare(const Services& s, Statement statement, const Params& params, Mode mode) {
   Prepared p;
   p.statement = std::move(statement);
@@ -147,14 +172,16 @@ Result<Prepared> Prepare(const Services& s, Statement statement, const Params& p
 
   if (st.IsRead() && mode == Mode::kStatement) {
     ASSIGN_OR_RETURN(read, PlanSelect(st, table->key, w));
+    RETURN_IF_ERROR(CheckOperatorCount(st));
     p.read = std::move(read);
     OrderPartitions(p.read);
     for (const std::string& text : p.read.key_conditions) {
-      ASSIGN_OR_RETURN(kc, expr::KeyCondition::Parse(text, table->key, p.ph));
+      ASSIGN_OR_RETURN(kc, Unprefixed(expr::KeyCondition::Parse(text, table->key, p.ph, true)));
       p.key_conditions.push_back(std::move(kc));
     }
     if (!p.read.filter.empty()) {
-      ASSIGN_OR_RETURN(filter, expr::Condition::Parse(p.read.filter, "FilterExpression", p.ph));
+      ASSIGN_OR_RETURN(filter,
+                       Unprefixed(expr::Condition::Parse(p.read.filter, "FilterExpression", p.ph, true)));
       p.filter = std::move(filter);
     }
     return p;
@@ -167,6 +194,7 @@ Result<Prepared> Prepare(const Services& s, Statement statement, const Params& p
     }
     return std::move(plan).error();
   }
+  RETURN_IF_ERROR(CheckOperatorCount(st));
   p.item = std::move(*plan);
   if (st.kind == Statement::Kind::kInsert) {
     RETURN_IF_ERROR(ops::ValidateItemKey(*table, p.item.item));
@@ -177,12 +205,12 @@ Result<Prepared> Prepare(const Services& s, Statement statement, const Params& p
     RETURN_IF_ERROR(ops::ValidateKey(*table, p.item.item));
   }
   if (!p.item.update.empty()) {
-    ASSIGN_OR_RETURN(update, expr::Update::Parse(p.item.update, p.ph));
+    ASSIGN_OR_RETURN(update, Unprefixed(expr::Update::Parse(p.item.update, p.ph, true)));
     p.update = std::move(update);
   }
   if (!p.item.condition.empty()) {
-    ASSIGN_OR_RETURN(condition,
-                     expr::Condition::Parse(p.item.condition, "ConditionExpression", p.ph));
+    ASSIGN_OR_RETURN(condition, Unprefixed(expr::Condition::Parse(
+                                    p.item.condition, "ConditionExpression", p.ph, true)));
     p.condition = std::move(condition);
   }
   return p;

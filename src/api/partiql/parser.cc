@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
+
+#include "api/partiql/translate.h"
+#include "expr/condition_check.h"
+#include "expr/projection.h"
 
 namespace ttlstore::api::partiql {
 namespace {
+
+using expr::kMaxOperators;
 
 // Words that cannot be an unquoted attribute or table name because the grammar needs them.
 // (Quote a name that collides: "value".)
@@ -19,8 +26,15 @@ constexpr std::string_view kTypeNames[] = {"BOOLEAN", "BOOL",   "STRING",  "NUME
                                            "DECIMAL", "INT",    "INTEGER", "FLOAT",   "DOUBLE",
                                            "BLOB",    "STRUCT", "TUPLE",   "LIST"};
 
-// Nesting limit for parentheses and literals, so a hostile statement cannot exhaust the stack.
+// Nesting limit for parentheses that are not redundant and for function arguments, so a
+// hostile statement cannot exhaust the stack (each level costs a few KB; partiql_hostile_test
+// runs the deepest on a 1 MiB stack). Runs of redundant parentheses "((x))" and NOT chains are
+// read in loops and do not count.
 constexpr int kMaxDepth = 64;
+// Nesting limit for list, map and bag literals. Anything past 32 levels is refused anyway
+// ("Nesting Levels have exceeded supported limits"), so deeper literals are refused with that
+// message as soon as they reach this depth, without parsing them further.
+constexpr int kMaxLiteralDepth = 64;
 
 std::string Upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -31,7 +45,17 @@ std::string At(Position p) { return std::to_string(p.line) + ":" + std::to_strin
 
 class Parser {
  public:
-  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)), match_(t_.size(), 0) {
+    std::vector<size_t> open;
+    for (size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].IsPunct("(")) {
+        open.push_back(i);
+      } else if (t_[i].IsPunct(")") && !open.empty()) {
+        match_[open.back()] = i;
+        open.pop_back();
+      }
+    }
+  }
 
   Result<Statement> Run() {
     Statement s;
@@ -64,6 +88,7 @@ class Parser {
     if (Peek().IsPunct(";")) Next();
     if (Peek().kind != Token::Kind::kEnd) return Unexpected(Peek());
     s.parameter_count = params_;
+    s.where_operators = where_operators_;
     return s;
   }
 
@@ -159,9 +184,16 @@ class Parser {
 
   Status Where(Statement& s) {
     if (!AcceptKeyword("WHERE")) return Status::Ok();
+    counting_ = true;
     ASSIGN_OR_RETURN(cond, Or(0));
+    counting_ = false;
     s.where = std::move(cond);
     return Status::Ok();
+  }
+
+  // Counts one operator of the WHERE clause (as the service counts them for its 300 limit).
+  void Count(size_t n = 1) {
+    if (counting_) where_operators_ += n;
   }
 
   Status Select(Statement& s) {
@@ -180,6 +212,12 @@ class Parser {
                                    std::to_string(t.length));
         }
         ASSIGN_OR_RETURN(path, Path());
+        if (path.size() > expr::kMaxPathDepth) {
+          // As for the paths of WHERE and SET, which reach it through their expressions.
+          return Error::Validation(
+              "The document path has too many nesting levels; nesting levels: " +
+              std::to_string(path.size()));
+        }
         std::string name = OutputName(path);
         if (!names.insert(name).second) {
           return Error::Validation("Duplicate identifiers in select clause: " + name);
@@ -286,166 +324,236 @@ class Parser {
 
   // ---- conditions and operands (precedence: OR < AND < NOT < predicate < + - < primary)
 
-  static Expr Binary(Expr::Kind kind, Expr l, Expr r, Position p) {
+  // The functions from Or to Primary recurse once per level of nesting (a group in
+  // parentheses, a function argument), so they build the tree in place through
+  // out-parameters and report errors through error_, keeping their frames small; each other
+  // step is in a function that does not recurse. They return false on error.
+
+  // Wraps *left and `right` into a binary node in *left.
+  [[gnu::noinline]] void Combine(Expr::Kind kind, Expr* left, Expr* right, Position p,
+                                 std::string op = "") {
+    if (kind != Expr::Kind::kArith) Count();
     Expr e;
     e.kind = kind;
     e.pos = p;
-    e.args.push_back(std::move(l));
-    e.args.push_back(std::move(r));
-    return e;
+    e.op = std::move(op);
+    e.args.push_back(std::move(*left));
+    e.args.push_back(std::move(*right));
+    *left = std::move(e);
   }
+
+  bool Fail(Error e) {
+    error_ = std::move(e);
+    return false;
+  }
+  [[gnu::noinline]] bool FailStatus(Status s) { return Fail(std::move(s).error()); }
 
   Result<Expr> Or(int depth) {
-    ASSIGN_OR_RETURN(l, And(depth));
-    while (Peek().IsKeyword("OR")) {
-      Position p = Next().pos;
-      ASSIGN_OR_RETURN(r, And(depth));
-      l = Binary(Expr::Kind::kOr, std::move(l), std::move(r), p);
-    }
-    return l;
-  }
-
-  Result<Expr> And(int depth) {
-    ASSIGN_OR_RETURN(l, Not(depth));
-    while (Peek().IsKeyword("AND")) {
-      Position p = Next().pos;
-      ASSIGN_OR_RETURN(r, Not(depth));
-      l = Binary(Expr::Kind::kAnd, std::move(l), std::move(r), p);
-    }
-    return l;
-  }
-
-  Result<Expr> Not(int depth) {
-    if (!Peek().IsKeyword("NOT")) return Predicate(depth);
-    if (depth > kMaxDepth) return Syntax("Statement is nested too deeply", Peek().pos);
     Expr e;
-    e.kind = Expr::Kind::kNot;
-    e.pos = Next().pos;
-    ASSIGN_OR_RETURN(inner, Not(depth + 1));
-    e.args.push_back(std::move(inner));
+    if (!Or(depth, &e)) return std::move(*error_);
     return e;
   }
 
-  Result<Expr> Predicate(int depth) {
-    ASSIGN_OR_RETURN(l, Additive(depth));
+  Result<Expr> Additive(int depth) {
+    Expr e;
+    if (!Additive(depth, &e)) return std::move(*error_);
+    return e;
+  }
+
+  bool Or(int depth, Expr* out) {
+    if (!And(depth, out)) return false;
+    while (Peek().IsKeyword("OR")) {
+      Position p = Next().pos;
+      Expr r;
+      if (!And(depth, &r)) return false;
+      Combine(Expr::Kind::kOr, out, &r, p);
+    }
+    return true;
+  }
+
+  bool And(int depth, Expr* out) {
+    if (!Not(depth, out)) return false;
+    while (Peek().IsKeyword("AND")) {
+      Position p = Next().pos;
+      Expr r;
+      if (!Not(depth, &r)) return false;
+      Combine(Expr::Kind::kAnd, out, &r, p);
+    }
+    return true;
+  }
+
+  // NOT chains are read in a loop. Every NOT counts as an operator, but the tree keeps at most
+  // kMaxOperators + 1 of them: past that the statement is refused for its operator count.
+  bool Not(int depth, Expr* out) {
+    size_t first = i_;
+    while (Peek().IsKeyword("NOT") && !Peek(1).IsKeyword("BETWEEN") &&
+           !Peek(1).IsKeyword("IN")) {
+      Next();
+    }
+    size_t nots = i_ - first;
+    if (!Predicate(depth, out)) return false;
+    Negate(out, first, nots);
+    return true;
+  }
+
+  [[gnu::noinline]] void Negate(Expr* out, size_t first, size_t nots) {
+    Count(nots);
+    for (size_t i = nots; i-- > 0 && nots_kept_ <= kMaxOperators;) {
+      ++nots_kept_;
+      Expr e;
+      e.kind = Expr::Kind::kNot;
+      e.pos = t_[first + i].pos;
+      e.args.push_back(std::move(*out));
+      *out = std::move(e);
+    }
+  }
+
+  bool Predicate(int depth, Expr* out) {
+    if (!Additive(depth, out)) return false;
     const Token& t = Peek();
     static constexpr std::string_view kCompare[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
     for (std::string_view op : kCompare) {
       if (!t.IsPunct(op)) continue;
       Position p = Next().pos;
-      ASSIGN_OR_RETURN(r, Additive(depth));
-      Expr e = Binary(Expr::Kind::kCompare, std::move(l), std::move(r), p);
-      e.op = op == "!=" ? "<>" : std::string(op);
-      return e;
+      Expr r;
+      if (!Additive(depth, &r)) return false;
+      Combine(Expr::Kind::kCompare, out, &r, p, op == "!=" ? "<>" : std::string(op));
+      return true;
     }
-    bool negated = false;
-    if (t.IsKeyword("NOT") && (Peek(1).IsKeyword("BETWEEN") || Peek(1).IsKeyword("IN"))) {
-      Next();
-      negated = true;
-    }
+    bool negated = t.IsKeyword("NOT") && (Peek(1).IsKeyword("BETWEEN") || Peek(1).IsKeyword("IN"));
     if (!negated && !Peek().IsKeyword("BETWEEN") && !Peek().IsKeyword("IN") &&
         !Peek().IsKeyword("IS")) {
-      return l;
+      return true;
     }
-    Expr e;
-    e.pos = Peek().pos;
-    e.negated = negated;
-    e.args.push_back(std::move(l));
+    if (negated) Next();
+    StartPredicate(out, negated);
     if (AcceptKeyword("BETWEEN")) {
-      e.kind = Expr::Kind::kBetween;
-      ASSIGN_OR_RETURN(lo, Additive(depth));
-      RETURN_IF_ERROR(ExpectKeyword("AND"));
-      ASSIGN_OR_RETURN(hi, Additive(depth));
-      e.args.push_back(std::move(lo));
-      e.args.push_back(std::move(hi));
-      return e;
+      out->kind = Expr::Kind::kBetween;
+      out->args.emplace_back();
+      if (!Additive(depth, &out->args.back())) return false;
+      if (Status st = ExpectKeyword("AND"); !st) return FailStatus(std::move(st));
+      out->args.emplace_back();
+      return Additive(depth, &out->args.back());
     }
     if (AcceptKeyword("IN")) {
-      e.kind = Expr::Kind::kIn;
-      std::string close = AcceptPunct("[") ? "]" : "";
-      if (close.empty()) {
-        RETURN_IF_ERROR(Expect("("));
+      out->kind = Expr::Kind::kIn;
+      const char* close = AcceptPunct("[") ? "]" : nullptr;
+      if (!close) {
+        if (Status st = Expect("("); !st) return FailStatus(std::move(st));
         close = ")";
       }
       if (!AcceptPunct(close)) {
         do {
-          ASSIGN_OR_RETURN(member, Additive(depth));
-          e.args.push_back(std::move(member));
+          out->args.emplace_back();
+          if (!Additive(depth, &out->args.back())) return false;
         } while (AcceptPunct(","));
-        RETURN_IF_ERROR(Expect(close));
+        if (Status st = Expect(close); !st) return FailStatus(std::move(st));
       }
-      return e;
+      return true;
     }
-    if (AcceptKeyword("IS")) {
-      e.kind = Expr::Kind::kIs;
-      e.negated = AcceptKeyword("NOT");
-      const Token& what = Next();
-      std::string word = Upper(what.text);
-      bool ok =
-          what.kind == Token::Kind::kIdentifier &&
-          (word == "MISSING" || word == "NULL" ||
-           std::find(std::begin(kTypeNames), std::end(kTypeNames), word) != std::end(kTypeNames));
-      if (!ok) return Syntax("Expected a type after IS but found " + Describe(what), what.pos);
-      e.op = word;
-      return e;
-    }
-    return Unexpected(Peek());  // unreachable: NOT is followed by BETWEEN or IN
+    AcceptKeyword("IS");
+    return IsPredicate(out);
   }
 
-  Result<Expr> Additive(int depth) {
-    ASSIGN_OR_RETURN(l, Primary(depth));
+  // *out becomes the predicate node with the operand it had as its first argument.
+  [[gnu::noinline]] void StartPredicate(Expr* out, bool negated) {
+    Expr e;
+    e.pos = Peek().pos;
+    e.negated = negated;
+    e.args.push_back(std::move(*out));
+    *out = std::move(e);
+    Count(negated ? 2 : 1);
+  }
+
+  // IS [NOT] (MISSING | NULL | type), after IS.
+  [[gnu::noinline]] bool IsPredicate(Expr* out) {
+    out->kind = Expr::Kind::kIs;
+    out->negated = AcceptKeyword("NOT");  // IS NOT MISSING is one function, like IS MISSING
+    const Token& what = Next();
+    std::string word = Upper(what.text);
+    bool ok =
+        what.kind == Token::Kind::kIdentifier &&
+        (word == "MISSING" || word == "NULL" ||
+         std::find(std::begin(kTypeNames), std::end(kTypeNames), word) != std::end(kTypeNames));
+    if (!ok) return Fail(Syntax("Expected a type after IS but found " + Describe(what), what.pos));
+    out->op = word;
+    return true;
+  }
+
+  bool Additive(int depth, Expr* out) {
+    if (!Primary(depth, out)) return false;
     while (Peek().IsPunct("+") || Peek().IsPunct("-")) {
       const Token& op = Next();
-      std::string sign = op.text;
-      ASSIGN_OR_RETURN(r, Primary(depth));
-      l = Binary(Expr::Kind::kArith, std::move(l), std::move(r), op.pos);
-      l.op = sign;
+      Expr r;
+      if (!Primary(depth, &r)) return false;
+      Combine(Expr::Kind::kArith, out, &r, op.pos, op.text);
     }
-    return l;
+    return true;
   }
 
-  Result<Expr> Primary(int depth) {
-    if (depth > kMaxDepth) return Syntax("Statement is nested too deeply", Peek().pos);
+  // True if the '(' at i holds nothing but another group: "( (x) )".
+  bool IsWrapper(size_t i) const {
+    return i + 1 < t_.size() && t_[i].IsPunct("(") && t_[i + 1].IsPunct("(") &&
+           match_[i] != 0 && match_[i + 1] != 0 && match_[i + 1] + 1 == match_[i];
+  }
+
+  bool Primary(int depth, Expr* out) {
+    if (depth > kMaxDepth) return Fail(Syntax("Statement is nested too deeply", Peek().pos));
     const Token& t = Peek();
-    Expr e;
-    e.pos = t.pos;
     if (t.IsPunct("(")) {
+      // Redundant parentheses are accepted; a run of them is read in a loop.
+      size_t wrappers = 0;
+      while (IsWrapper(i_)) Next(), ++wrappers;
       Next();
-      ASSIGN_OR_RETURN(inner, Or(depth + 1));
-      RETURN_IF_ERROR(Expect(")"));
-      return inner;
+      if (!Or(depth + 1, out)) return false;
+      if (Status st = Expect(")"); !st) return FailStatus(std::move(st));
+      for (size_t k = 0; k < wrappers; ++k) Next();  // IsWrapper matched each right here
+      return true;
     }
     if (t.kind == Token::Kind::kIdentifier && Peek(1).IsPunct("(") && !IsReserved(t)) {
-      e.kind = Expr::Kind::kCall;
-      std::string name = t.text;
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      e.op = name;
-      Next();
-      Next();
+      StartCall(out);
       if (!AcceptPunct(")")) {
         do {
-          ASSIGN_OR_RETURN(arg, Or(depth + 1));
-          e.args.push_back(std::move(arg));
+          out->args.emplace_back();
+          if (!Or(depth + 1, &out->args.back())) return false;
         } while (AcceptPunct(","));
-        RETURN_IF_ERROR(Expect(")"));
+        if (Status st = Expect(")"); !st) return FailStatus(std::move(st));
       }
-      return e;
+      return true;
     }
+    return PathOrLiteral(out);
+  }
+
+  // name ( -- *out becomes the call, its arguments still to come.
+  [[gnu::noinline]] void StartCall(Expr* out) {
+    const Token& t = Next();
+    out->kind = Expr::Kind::kCall;
+    out->pos = t.pos;
+    out->op = t.text;
+    for (char& c : out->op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    Next();  // (
+    Count();
+  }
+
+  [[gnu::noinline]] bool PathOrLiteral(Expr* out) {
+    out->pos = Peek().pos;
     if (AtName()) {
-      e.kind = Expr::Kind::kPath;
-      ASSIGN_OR_RETURN(path, Path());
-      e.path = std::move(path);
-      return e;
+      out->kind = Expr::Kind::kPath;
+      Result<expr::Path> path = Path();
+      if (!path) return Fail(std::move(path).error());
+      out->path = std::move(*path);
+      return true;
     }
-    e.kind = Expr::Kind::kValue;
-    ASSIGN_OR_RETURN(value, Literal(depth));
-    e.value = std::move(value);
-    return e;
+    out->kind = Expr::Kind::kValue;
+    Result<Value> value = Literal(0);
+    if (!value) return Fail(std::move(value).error());
+    out->value = std::move(*value);
+    return true;
   }
 
   // A literal value (possibly a container) or a `?` parameter.
   Result<Value> Literal(int depth) {
-    if (depth > kMaxDepth) return Syntax("Statement is nested too deeply", Peek().pos);
+    if (depth > kMaxLiteralDepth) return Error::Validation(kNestingTooDeep);
     const Token& t = Next();
     Value v;
     v.pos = t.pos;
@@ -512,8 +620,13 @@ class Parser {
   }
 
   std::vector<Token> t_;
+  std::vector<size_t> match_;  // for each '(', the index of its ')' (0: none)
   size_t i_ = 0;
   int params_ = 0;
+  bool counting_ = false;        // inside WHERE
+  size_t where_operators_ = 0;   // operators counted in WHERE
+  size_t nots_kept_ = 0;         // NOT nodes in the tree
+  std::optional<Error> error_;   // why the expression functions failed
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include "api/partiql/parser.h"
 #include "api/partiql/translate.h"
 
+#include "model/item_size.h"
+
 namespace ttlstore::api::partiql {
 namespace {
 
@@ -208,6 +210,9 @@ Result<ItemPlan> PlanItem(const Statement& s, const model::KeySchema& schema, Ex
   if (s.kind == Statement::Kind::kInsert) {
     ASSIGN_OR_RETURN(item, Bind(s.item, w.params()));
     plan.item = std::move(item.mutable_map());
+    if (model::NestingDepth(plan.item) > model::kMaxContainerDepth) {
+      return Error::Validation(kNestingTooDeep);
+    }
     for (const model::KeyElement* k : {&schema.hash, schema.range ? &*schema.range : nullptr}) {
       if (!k) continue;
       auto it = plan.item.find(k->name);

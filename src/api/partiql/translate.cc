@@ -1,6 +1,9 @@
 // PartiQL WHERE and SET -> DynamoDB ConditionExpression / UpdateExpression text.
 #include "api/partiql/translate.h"
 
+#include "expr/condition_check.h"
+#include "model/item_size.h"
+
 namespace ttlstore::api::partiql {
 namespace {
 
@@ -20,6 +23,12 @@ bool Orderable(ValueType t) {
 }
 
 }  // namespace
+
+Result<AttributeValue> ExpressionWriter::BindOperand(const Expr& e) {
+  ASSIGN_OR_RETURN(v, Bind(e.value, params_));
+  if (model::NestingDepth(v) > model::kMaxContainerDepth) return Error::Validation(kNestingTooDeep);
+  return v;
+}
 
 std::string ExpressionWriter::Name(const std::string& attribute) {
   auto it = name_tokens_.find(attribute);
@@ -105,6 +114,12 @@ Result<std::string> ExpressionWriter::Condition(const Expr& e) {
         return Error::Validation(
             "IN operator must have a left hand argument of type Variable Reference and right "
             "hand argument of type Seq with at least one member");
+      }
+      if (e.args.size() - 1 > expr::kMaxInOperands) {
+        // Checked here, before the operator count (DynamoDB Local).
+        return Error::Validation(
+            "The IN operator is provided with too many operands; number of operands: " +
+            std::to_string(e.args.size() - 1));
       }
       ASSIGN_OR_RETURN(subject, Operand(e.args[0], nullptr));
       std::string list;

@@ -27,6 +27,10 @@ namespace ttlstore::api::partiql {
 
 using Params = std::vector<model::AttributeValue>;
 
+// A literal nested past 32 levels, as the service words it for PartiQL (DynamoDB Local; no
+// ": Attributes in the item have nested levels beyond supported limit" suffix).
+inline constexpr char kNestingTooDeep[] = "Nesting Levels have exceeded supported limits";
+
 // Binds a literal or parameter to a value. Bags become SS / NS (or BS from binary parameters).
 // REQUIRES: params.size() == the statement's parameter_count (Parse counted the `?`).
 Result<model::AttributeValue> Bind(const Value& v, const Params& params);
@@ -51,7 +55,8 @@ class ExpressionWriter {
  private:
   Result<std::string> Operand(const Expr& e, const char* op);
   Result<std::string> UpdateOperand(const Expr& e, bool allow_arith);
-  Result<model::AttributeValue> BindOperand(const Expr& e) { return Bind(e.value, params_); }
+  // A WHERE or SET value; values nested past 32 levels are refused.
+  Result<model::AttributeValue> BindOperand(const Expr& e);
 
   expr::Placeholders& ph_;
   const Params& params_;
