@@ -183,10 +183,13 @@ std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::strin
     if (!known) return AuthFailed("The AccessKeyID does not exist.");
     *secret = *known;
   }
-  auto date = ParseOtsDate(Trim(*Find(headers, "x-ots-date")));
+  std::string_view date_header = Trim(*Find(headers, "x-ots-date"));
+  auto date = ParseOtsDate(date_header);
   if (!date) return OtsError{400, "OTSParameterInvalid", date.error().message()};
   if (*date > now_ms + kMaxClockSkewMs || *date < now_ms - kMaxClockSkewMs) {
-    return AuthFailed("Mismatch between system time and x-ots-date.");
+    // The service's message names the date (its error-code page).
+    return AuthFailed("Mismatch between system time and x-ots-date: " +
+                      EchoForError(date_header) + ".");
   }
   if (Trim(*Find(headers, "x-ots-contentmd5")) != ContentMd5(body)) {
     return AuthFailed("Mismatch between MD5 value of request body and x-ots-contentmd5 in header.");
