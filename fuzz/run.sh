@@ -10,13 +10,15 @@ cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ > /dev/null
 ninja -C build-fuzz -j 2 > /dev/null
 mkdir -p build-fuzz/artifacts
 status=0
-for target in json_item expression sigv4 plainbuffer; do
+for target in json_item expression sigv4 plainbuffer tablestore_request; do
   work=build-fuzz/corpus-$target
   mkdir -p "$work"
   echo "fuzz: $target for ${seconds}s"
+  dict=()
+  [[ -f fuzz/$target.dict ]] && dict=(-dict="fuzz/$target.dict")
   if ! build-fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
        -max_len=4096 -artifact_prefix=build-fuzz/artifacts/$target- -print_final_stats=1 \
-       "$work" "fuzz/corpus/$target" > "build-fuzz/$target.log" 2>&1; then
+       "${dict[@]}" "$work" "fuzz/corpus/$target" > "build-fuzz/$target.log" 2>&1; then
     echo "fuzz: $target FAILED (log: build-fuzz/$target.log)"
     tail -40 "build-fuzz/$target.log"
     status=1

@@ -149,7 +149,9 @@ Result<model::CellValue> ParseValue(std::string_view bytes) {
     default:
       return Broken("data format is invalid, unknown variant type occured.");
   }
-  if (!r.empty()) return Broken("Cell data broken, has more data in cell, but they can't be parsed.");
+  if (!r.empty()) {
+    return Broken("Cell data broken, has more data in cell, but they can't be parsed.");
+  }
   return v;
 }
 

@@ -115,7 +115,9 @@ std::string ResponseAuthorization(const std::string& access_key_id, const std::s
 Result<int64_t> ParseOtsDate(std::string_view date) {
   // Digits only, read by hand: no copy of a header that may be kilobytes long, and none of
   // sscanf's leniency (signs, spaces) about what a field may hold.
-  auto invalid = [&] { return Error::Validation("Invalid date format: " + EchoForError(date) + "."); };
+  auto invalid = [&] {
+    return Error::Validation("Invalid date format: " + EchoForError(date) + ".");
+  };
   auto number = [&](size_t pos, size_t len, int* out) {
     if (pos + len > date.size()) return false;
     int v = 0;

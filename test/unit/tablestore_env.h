@@ -71,7 +71,8 @@ class TablestoreEnv {
   }
 
   HttpResponse Call(std::string_view action, std::string_view body, HeaderList extra = {}) const {
-    return HandleRequest(*services_, "POST", "/" + std::string(action), SignedHeaders(action, body, std::move(extra)), body);
+    return HandleRequest(*services_, "POST", "/" + std::string(action),
+                         SignedHeaders(action, body, std::move(extra)), body);
   }
 
   template <typename Message>

@@ -175,7 +175,8 @@ TEST_F(TablestoreHostile, TheFourMegabyteDataLimitIsCheckedAtItsBoundary) {
     r.primary_key.push_back(Cell("pk", CellValue::String(key)));
     size_t first = 2u << 20;
     r.attributes.push_back(Cell("c1", CellValue::Blob(std::string(first, 'a'))));
-    r.attributes.push_back(Cell("c2", CellValue::Blob(std::string(total - 3 - 2 - first - 2, 'b'))));
+    std::string rest(total - 3 - 2 - first - 2, 'b');
+    r.attributes.push_back(Cell("c2", CellValue::Blob(std::move(rest))));
     return r;
   };
   ASSERT_EQ(RowDataSize(row("b", 4194304)), 4194304u);
