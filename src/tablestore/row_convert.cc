@@ -185,7 +185,7 @@ Result<ops::RowChange> DeleteChangeOf(const PbRow& row) {
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   change.primary_key = std::move(pk);
   if (!row.attributes.empty()) {
-    return Error::Validation("DeleteRow cannot carry attribute columns.");
+    return Error::Validation("Invalid delete row request: unexpected cells in request.");
   }
   return change;
 }

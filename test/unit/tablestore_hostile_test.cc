@@ -232,6 +232,24 @@ TEST_F(TablestoreHostile, BrokenPlainBufferInABatchFailsOnlyItsRow) {
   EXPECT_FALSE(RowExists("bad"));
 }
 
+TEST_F(TablestoreHostile, DeleteRowWithCellsIsRefusedAndDeletesNothing) {
+  ASSERT_EQ(env_.Call("PutRow", PutRowBody(EncodeRow(Row("kept", 1)))).status, 200);
+  for (size_t cells : {size_t{1}, size_t{1025}}) {
+    PbRow row = Row("kept", cells);
+    row.delete_marker = true;
+    pb::DeleteRowRequest req;
+    req.set_table_name("t");
+    req.set_primary_key(EncodeRow(row));
+    req.mutable_condition()->set_row_existence(pb::IGNORE);
+    HttpResponse r = env_.Send("DeleteRow", req);
+    ExpectError(r, 400, "OTSParameterInvalid",
+                cells == 1 ? "Invalid delete row request: unexpected cells in request."
+                           : "The number of attribute columns exceeds the limit, limit count: "
+                             "1024, column count: 1025.");
+    EXPECT_TRUE(RowExists("kept"));
+  }
+}
+
 TEST_F(TablestoreHostile, ManyOtsHeadersAreSignedAndVerifiedInLinearTime) {
   for (size_t n : {size_t{33}, size_t{1000}, size_t{100000}}) {
     HeaderList extra;
