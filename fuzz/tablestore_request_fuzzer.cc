@@ -15,11 +15,14 @@
 //
 // TTLSTORE_WRITE_SEEDS=DIR: write the seed inputs (one valid request per action, deep and wide
 // variants) to DIR and exit.
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -342,7 +345,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& [n, v] : given) {
       if (n.size() != lower.size()) continue;
       bool same = true;
-      for (size_t i = 0; i < n.size() && same; ++i) same = std::tolower(n[i]) == lower[i];
+      for (size_t i = 0; i < n.size() && same; ++i) {
+        same = std::tolower(static_cast<unsigned char>(n[i])) == lower[i];
+      }
       if (same) return &v;
     }
     return nullptr;
