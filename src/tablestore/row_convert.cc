@@ -48,7 +48,16 @@ Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
   pk.reserve(row.primary_key.size());
   for (const auto& c : row.primary_key) {
     RETURN_IF_ERROR(CheckName(c.name));
-    if (!c.value) return Error::Validation("Primary key column: " + c.name + " has no value.");
+    // The service's messages (its error-code page), spacing included.
+    if (c.op != CellOp::kNone) {
+      return Error::Validation("OpType cannot be given for primary key name :" + c.name + ".");
+    }
+    if (c.timestamp) {
+      return Error::Validation("Timestamp cannot be given for primary key name:" + c.name + ".");
+    }
+    if (!c.value) {
+      return Error::Validation("No value is given for primary key name:" + c.name + ".");
+    }
     CellType t = c.value->type;
     bool ok = t == CellType::kInteger || t == CellType::kString || t == CellType::kBlob ||
               (bound && (t == CellType::kInfMin || t == CellType::kInfMax));

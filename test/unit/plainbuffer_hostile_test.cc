@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tablestore/plainbuffer.h"
+#include "tablestore/row_convert.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::tablestore {
@@ -187,6 +188,34 @@ TEST(PlainBufferHostile, BadHeadersChecksumsAndTagsOutOfOrder) {
   for (int i = 0; i < 10; ++i) many += good.substr(4);
   EXPECT_TRUE(DecodeRows(many, {}, 11).ok());
   EXPECT_FALSE(DecodeRows(many, {}, 10).ok());
+}
+
+// Found by fuzz_plainbuffer (its round trip failed): a primary-key cell may carry an op on the
+// wire, which a key cannot have; the service refuses it, and an op or a timestamp in a key
+// cell is now refused with its messages instead of being dropped.
+TEST(PlainBufferHostile, PrimaryKeyCellsWithAnOpOrATimestampAreRefused) {
+  const std::string found = std::string(
+      "\x75\x00\x00\x00\x01\x03\x04\x02\x00\x00\x00\x01j\x06\x04\x0a\x00\x09\x00"
+      "\x09\x00\x09\x00\x09\x00\x01\x09\x00\x09\x00\x09\x00\x09\x00\x09\x00\x09\x00"
+      "\x01\x09\x00\x09\x00\x09\x00\x09\x00", 47);
+  auto rows = DecodeRows(found);
+  ASSERT_TRUE(rows.ok()) << rows.error().message();
+  ASSERT_EQ((*rows)[0].primary_key.size(), 1u);
+  EXPECT_EQ((*rows)[0].primary_key[0].op, CellOp::kIncrement);
+  auto key = PrimaryKeyOf((*rows)[0]);
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(key.error().message(), "OpType cannot be given for primary key name :\x01j.");
+  // A row with no primary-key cell after the 0x01 tag.
+  EXPECT_EQ(PrimaryKeyOf((*rows)[5]).error().message(), "Cell data broken, empty PK.");
+
+  PbRow row;
+  row.primary_key.push_back(Cell("pk", CellValue::String("k")));
+  row.primary_key[0].timestamp = 1;
+  EXPECT_EQ(PrimaryKeyOf(row).error().message(),
+            "Timestamp cannot be given for primary key name:pk.");
+  row.primary_key[0].timestamp.reset();
+  row.primary_key[0].value.reset();
+  EXPECT_EQ(PrimaryKeyOf(row).error().message(), "No value is given for primary key name:pk.");
 }
 
 }  // namespace

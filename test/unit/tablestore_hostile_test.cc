@@ -250,6 +250,14 @@ TEST_F(TablestoreHostile, DeleteRowWithCellsIsRefusedAndDeletesNothing) {
   }
 }
 
+TEST_F(TablestoreHostile, PrimaryKeyCellsWithATimestampWriteNothing) {
+  PbRow row = Row("stamped", 1);
+  row.primary_key[0].timestamp = 1;
+  HttpResponse r = env_.Call("PutRow", PutRowBody(EncodeRow(row)));
+  ExpectError(r, 400, "OTSParameterInvalid", "Timestamp cannot be given for primary key name:pk.");
+  EXPECT_FALSE(RowExists("stamped"));
+}
+
 TEST_F(TablestoreHostile, ManyOtsHeadersAreSignedAndVerifiedInLinearTime) {
   for (size_t n : {size_t{33}, size_t{1000}, size_t{100000}}) {
     HeaderList extra;
