@@ -14,9 +14,6 @@ namespace {
 
 namespace pb = ::ttlstore::otspb;
 
-constexpr int kMaxBatchGetRows = 100;
-constexpr int kMaxBatchWriteRows = 200;
-
 void FillRowError(const Error& e, pb::Error* out) {
   OtsError ots = ToOtsError(e);
   out->set_code(ots.code);
@@ -27,16 +24,18 @@ Status CheckTableNames(const std::vector<std::string>& names) {
   std::set<std::string> seen;
   for (const auto& n : names) {
     if (!seen.insert(n).second) {
-      return Error::Validation("Duplicated table name: '" + n + "'.");
+      return Error::Validation("Duplicated table name: '" + EchoForError(n) + "'.");
     }
   }
   return Status::Ok();
 }
 
-// One BatchWriteRow row: decode, convert by operation type, write.
+// One BatchWriteRow row (already decoded): convert by operation type, write.
 Status WriteOne(const Services& s, const model::TableDescriptor& table,
-                const pb::RowInBatchWriteRowRequest& row, pb::RowInBatchWriteRowResponse* out) {
-  ASSIGN_OR_RETURN(decoded, DecodeRow(row.row_change()));
+                const pb::RowInBatchWriteRowRequest& row, const Result<PbRow>& row_change,
+                pb::RowInBatchWriteRowResponse* out) {
+  if (!row_change) return row_change.error();
+  const PbRow& decoded = *row_change;
   Result<ops::RowChange> change = Error::Validation("Invalid operation type.");
   switch (row.type()) {
     case pb::PUT: change = PutChangeOf(decoded); break;
@@ -67,7 +66,7 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
     rows += t.primary_key_size();
     names.push_back(t.table_name());
   }
-  if (rows > kMaxBatchGetRows) {
+  if (static_cast<size_t>(rows) > kMaxBatchGetRows) {
     return Error::Validation("Rows count exceeds the upper limit: 100.");
   }
   RETURN_IF_ERROR(CheckTableNames(names));
@@ -121,21 +120,46 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     rows += t.rows_size();
     names.push_back(t.table_name());
   }
-  if (rows > kMaxBatchWriteRows) {
+  if (static_cast<size_t>(rows) > kMaxBatchWriteRows) {
     return Error::Validation("Rows count exceeds the upper limit: 200.");
   }
   RETURN_IF_ERROR(CheckTableNames(names));
   if (req.has_is_atomic() && req.is_atomic()) {
     return Error::Validation("Atomic batch writes are not supported by ttlstore.");
   }
+  // The service's messages for a request or a table without rows (its SDKs' tests).
+  if (rows == 0 && req.tables_size() == 0) {
+    return Error::Validation("No row is specified in BatchWriteRow.");
+  }
+  for (const auto& t : req.tables()) {
+    if (t.rows_size() == 0) {
+      return Error::Validation("No operation is specified for table: '" +
+                               EchoForError(t.table_name()) + "'.");
+    }
+  }
+  // Every row is decoded before any is written: the 4 MB limit on the request's data covers
+  // all of them, and a request refused for it leaves nothing behind. A row that does not decode
+  // fails on its own below.
+  std::vector<Result<PbRow>> decoded;
+  decoded.reserve(static_cast<size_t>(rows));
+  size_t data_size = 0;
+  for (const auto& t : req.tables()) {
+    for (const auto& r : t.rows()) {
+      decoded.push_back(DecodeRow(r.row_change()));
+      if (decoded.back()) data_size += RowDataSize(*decoded.back());
+    }
+  }
+  RETURN_IF_ERROR(CheckRequestDataSize("BatchWriteRow", data_size));
   pb::BatchWriteRowResponse resp;
+  size_t next = 0;
   for (const auto& t : req.tables()) {
     auto* out = resp.add_tables();
     out->set_table_name(t.table_name());
     auto found = FindTable(s, t.table_name());
     for (const auto& r : t.rows()) {
       auto* row = out->add_rows();
-      Status written = found ? WriteOne(s, **found, r, row) : Status(found.error());
+      const Result<PbRow>& row_change = decoded[next++];
+      Status written = found ? WriteOne(s, **found, r, row_change, row) : Status(found.error());
       if (!written) {
         row->set_is_ok(false);
         FillRowError(written.error(), row->mutable_error());

@@ -90,10 +90,17 @@ HttpResponse HandleRequest(const Services& s, std::string_view method, std::stri
   HttpResponse r;
   std::string_view action = target.substr(0, target.find('?'));
   if (!action.empty() && action.front() == '/') action.remove_prefix(1);
-  r.action = std::string(action);
+  // The metrics label: only the operations served, so that requests naming made-up actions
+  // cannot grow the label set without bound.
+  r.action = Handlers().contains(action) ? std::string(action) : std::string("unknown");
   std::string_view access_key_id = HeaderValue(headers, "x-ots-accesskeyid");
   if (method != "POST") {
     SetError({405, "OTSMethodNotAllowed", "Only POST method is allowed."}, r);
+    Finish(s, action, access_key_id, nullptr, r);
+    return r;
+  }
+  if (body.size() > kMaxRequestBodyBytes) {
+    SetError({413, "OTSRequestBodyTooLarge", "The size of POST data is too large."}, r);
     Finish(s, action, access_key_id, nullptr, r);
     return r;
   }
@@ -110,7 +117,7 @@ HttpResponse HandleRequest(const Services& s, std::string_view method, std::stri
   }
   auto it = Handlers().find(action);
   if (it == Handlers().end()) {
-    SetError(ParameterInvalid("Unsupported operation: " + std::string(action) + "."), r);
+    SetError(ParameterInvalid("Unsupported operation: " + EchoForError(action) + "."), r);
   } else {
     // The handlers see who calls and what, for the caller's policies.
     Services call = s;

@@ -19,13 +19,17 @@ struct HttpResponse {
   std::string body;
   // Extra header lines, each "Name: value\r\n".
   std::string headers;
-  // For metrics and logs.
+  // For metrics and logs: the action, or "unknown" for one not served.
   std::string action;
   std::string error_code;
   std::string error_message;
 };
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// The service's cap on a request body (5 MB); a larger one is refused with 413
+// OTSRequestBodyTooLarge before it is verified or parsed (docs/limits.md).
+inline constexpr size_t kMaxRequestBodyBytes = 5 * 1024 * 1024;
 
 // `headers`: the request's x-ots-* headers (any case), as received.
 HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "tablestore/request_shapes.h"
 #include "tablestore/services.h"
 
 namespace ttlstore::tablestore {
@@ -29,11 +30,14 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body);
 
 // Shared by the handlers.
 // Parses `body` into `message` (missing required fields are checked by the caller, so that
-// they get the service's messages instead of a bare parse failure).
+// they get the service's messages instead of a bare parse failure). The bytes are checked first
+// (tablestore/wire_check.h): nesting, malformed bytes and entry counts are refused before the
+// generated parser allocates anything.
 template <typename Message>
 Status ParseMessage(std::string_view body, Message* message) {
+  RETURN_IF_ERROR(CheckWire(body, WireShapeOf(*message)));
   if (!message->ParsePartialFromArray(body.data(), static_cast<int>(body.size()))) {
-    return Error::Validation("Failed to parse the ProtoBuf message.");
+    return Error::Validation(std::string(kParseFailedMessage));
   }
   return Status::Ok();
 }

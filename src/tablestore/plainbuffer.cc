@@ -4,6 +4,9 @@
 #include <cassert>
 #include <cstring>
 
+#include "tablestore/ots_error.h"
+#include "versions/row_key.h"
+
 namespace ttlstore::tablestore {
 namespace {
 
@@ -42,8 +45,17 @@ uint8_t CrcU64(uint8_t crc, uint64_t v) {
   return crc;
 }
 
-Error Invalid(const std::string& what) {
-  return Error::Validation("Invalid PlainBuffer: " + what + ".");
+// The service's messages for broken PlainBuffer (its error-code page, "HTTP 400 errors:
+// PlainBuffer encoding"; docs/limits.md). All are 400 OTSParameterInvalid.
+Error Broken(std::string message) { return Error::Validation(std::move(message)); }
+Error Truncated() { return Broken("data format is invalid."); }
+Error MismatchTag(uint8_t actual, uint8_t expected) {
+  return Broken("Cell data broken, mismatch tag, actual tag(" + std::to_string(actual) +
+                "), expect(" + std::to_string(expected) + ").");
+}
+Error ChecksumMismatch(uint8_t sent, uint8_t computed) {
+  return Broken("Cell data broken, checksum is mismatch, " + std::to_string(sent) + ":" +
+                std::to_string(computed) + ".");
 }
 
 class Reader {
@@ -98,7 +110,7 @@ class Reader {
 Result<model::CellValue> ParseValue(std::string_view bytes) {
   Reader r(bytes);
   uint8_t type;
-  if (!r.U8(&type)) return Invalid("empty value");
+  if (!r.U8(&type)) return Truncated();
   model::CellValue v;
   v.type = static_cast<model::CellType>(type);
   uint64_t u64;
@@ -106,22 +118,28 @@ Result<model::CellValue> ParseValue(std::string_view bytes) {
   std::string_view s;
   switch (v.type) {
     case model::CellType::kInteger:
-      if (!r.U64(&u64)) return Invalid("truncated integer");
+      if (!r.U64(&u64)) return Truncated();
       v.integer = static_cast<int64_t>(u64);
       break;
     case model::CellType::kDouble:
-      if (!r.U64(&u64)) return Invalid("truncated double");
+      if (!r.U64(&u64)) return Truncated();
       std::memcpy(&v.dbl, &u64, 8);
       break;
     case model::CellType::kBoolean: {
       uint8_t b;
-      if (!r.U8(&b)) return Invalid("truncated boolean");
+      if (r.remaining() != 1 || !r.U8(&b)) {
+        return Broken("Invalid boolean real value, value length: " +
+                      std::to_string(r.remaining()) + ".");
+      }
       v.boolean = b != 0;
       break;
     }
     case model::CellType::kString:
     case model::CellType::kBlob:
-      if (!r.U32(&len) || !r.Bytes(len, &s)) return Invalid("truncated string");
+      if (!r.U32(&len)) return Truncated();
+      if (!r.Bytes(len, &s)) {
+        return Broken("Cell data broken, wrong string format, size: " + std::to_string(len) + ".");
+      }
       v.bytes.assign(s);
       break;
     case model::CellType::kInfMin:
@@ -129,9 +147,11 @@ Result<model::CellValue> ParseValue(std::string_view bytes) {
     case model::CellType::kAutoIncrement:
       break;
     default:
-      return Invalid("unknown value type " + std::to_string(type));
+      return Broken("data format is invalid, unknown variant type occured.");
   }
-  if (!r.empty()) return Invalid("value longer than its type");
+  if (!r.empty()) {
+    return Broken("Cell data broken, has more data in cell, but they can't be parsed.");
+  }
   return v;
 }
 
@@ -162,68 +182,84 @@ uint8_t CellCrc(const PbCell& c) {
   return crc;
 }
 
-Result<PbCell> ParseCell(Reader& r) {
-  PbCell c;
+// One cell after its 0x03 tag, into `c` (reused between cells).
+Status ParseCell(Reader& r, PbCell& c) {
+  c.value.reset();
+  c.op = CellOp::kNone;
+  c.timestamp.reset();
   uint8_t tag;
   uint32_t len;
   std::string_view s;
-  if (!r.U8(&tag) || tag != kCellName) return Invalid("cell without a name");
-  if (!r.U32(&len) || !r.Bytes(len, &s)) return Invalid("truncated cell name");
+  if (!r.U8(&tag)) return Truncated();
+  if (tag != kCellName) return MismatchTag(tag, kCellName);
+  if (!r.U32(&len) || !r.Bytes(len, &s)) return Truncated();
   c.name.assign(s);
-  if (!r.Peek(&tag)) return Invalid("truncated cell");
+  auto missing_checksum = [&] {
+    return Broken("Invalid Column(" + EchoForError(c.name) + "): missing checksum.");
+  };
+  if (!r.Peek(&tag)) return missing_checksum();
   if (tag == kCellValue) {
     r.U8(&tag);
-    if (!r.U32(&len) || len == 0 || !r.Bytes(len, &s)) return Invalid("truncated cell value");
-    auto v = ParseValue(s);
-    if (!v) return v.error();
-    c.value = std::move(*v);
-    if (!r.Peek(&tag)) return Invalid("truncated cell");
+    if (!r.U32(&len) || len == 0 || !r.Bytes(len, &s)) return Truncated();
+    ASSIGN_OR_RETURN(v, ParseValue(s));
+    c.value = std::move(v);
+    if (!r.Peek(&tag)) return missing_checksum();
   }
   if (tag == kCellType) {
     r.U8(&tag);
     uint8_t op;
-    if (!r.U8(&op)) return Invalid("truncated cell type");
-    if (op != 1 && op != 3 && op != 4) return Invalid("unknown cell type " + std::to_string(op));
+    if (!r.U8(&op)) return Truncated();
+    if (op != 1 && op != 3 && op != 4) {
+      return Broken("Invalid op type of cell: " + std::to_string(op) + ".");
+    }
     c.op = static_cast<CellOp>(op);
-    if (!r.Peek(&tag)) return Invalid("truncated cell");
+    if (!r.Peek(&tag)) return missing_checksum();
   }
   if (tag == kCellTimestamp) {
     r.U8(&tag);
     uint64_t ts;
-    if (!r.U64(&ts)) return Invalid("truncated cell timestamp");
+    if (!r.U64(&ts)) return Truncated();
     c.timestamp = static_cast<int64_t>(ts);
   }
   uint8_t crc;
-  if (!r.U8(&tag) || tag != kCellChecksum || !r.U8(&crc)) {
-    return Invalid("cell without a checksum");
-  }
-  if (crc != CellCrc(c)) return Invalid("cell checksum mismatch in cell " + c.name);
-  return c;
+  if (!r.U8(&tag)) return missing_checksum();
+  if (tag != kCellChecksum) return MismatchTag(tag, kCellChecksum);
+  if (!r.U8(&crc)) return missing_checksum();
+  if (uint8_t computed = CellCrc(c); crc != computed) return ChecksumMismatch(crc, computed);
+  return Status::Ok();
 }
 
-Result<PbRow> ParseRow(Reader& r) {
+// The cells of one section (primary key or attributes): every cell is read and checked, at most
+// `limit` are kept; `*count` is how many there were.
+Status ParseCells(Reader& r, std::vector<PbCell>* out, size_t limit, size_t* count,
+                  uint8_t* row_crc) {
+  PbCell scratch;
+  uint8_t tag;
+  *count = 0;
+  while (r.Peek(&tag) && tag == kCell) {
+    r.U8(&tag);
+    PbCell& c = out->size() < limit ? out->emplace_back() : scratch;
+    RETURN_IF_ERROR(ParseCell(r, c));
+    *row_crc = CrcByte(*row_crc, CellCrc(c));
+    ++*count;
+  }
+  return Status::Ok();
+}
+
+Result<PbRow> ParseRow(Reader& r, const RowLimits& limits) {
   PbRow row;
   uint8_t tag, row_crc = 0;
-  if (!r.Peek(&tag)) return Invalid("empty row");
+  size_t pk_count = 0, attribute_count = 0;
+  if (!r.Peek(&tag)) return Truncated();
   if (tag == kRowPk) {
     r.U8(&tag);
-    while (r.Peek(&tag) && tag == kCell) {
-      r.U8(&tag);
-      auto c = ParseCell(r);
-      if (!c) return c.error();
-      row_crc = CrcByte(row_crc, CellCrc(*c));
-      row.primary_key.push_back(std::move(*c));
-    }
+    RETURN_IF_ERROR(ParseCells(r, &row.primary_key, limits.max_primary_key_cells, &pk_count,
+                               &row_crc));
   }
   if (r.Peek(&tag) && tag == kRowData) {
     r.U8(&tag);
-    while (r.Peek(&tag) && tag == kCell) {
-      r.U8(&tag);
-      auto c = ParseCell(r);
-      if (!c) return c.error();
-      row_crc = CrcByte(row_crc, CellCrc(*c));
-      row.attributes.push_back(std::move(*c));
-    }
+    RETURN_IF_ERROR(ParseCells(r, &row.attributes, limits.max_attribute_cells, &attribute_count,
+                               &row_crc));
   }
   if (r.Peek(&tag) && tag == kDeleteMarker) {
     r.U8(&tag);
@@ -231,8 +267,20 @@ Result<PbRow> ParseRow(Reader& r) {
   }
   row_crc = CrcByte(row_crc, row.delete_marker ? 1 : 0);
   uint8_t crc;
-  if (!r.U8(&tag) || tag != kRowChecksum || !r.U8(&crc)) return Invalid("row without a checksum");
-  if (crc != row_crc) return Invalid("row checksum mismatch");
+  if (!r.U8(&tag)) return Broken("Invalid row: missing checksum.");
+  if (tag != kRowChecksum) return Broken("Cell data broken, row is not end with checksum tag.");
+  if (!r.U8(&crc)) return Broken("Invalid row: missing checksum.");
+  if (crc != row_crc) return ChecksumMismatch(crc, row_crc);
+  // A table has at most 4 primary-key columns, so more can match none (as a wrong count does).
+  if (pk_count > limits.max_primary_key_cells) {
+    return Error::Validation(std::string(versions::kInvalidPkPrefix) +
+                             "Primary key schema mismatch.");
+  }
+  if (attribute_count > limits.max_attribute_cells) {
+    return Broken("The number of attribute columns exceeds the limit, limit count: " +
+                  std::to_string(limits.max_attribute_cells) +
+                  ", column count: " + std::to_string(attribute_count) + ".");
+  }
   return row;
 }
 
@@ -300,24 +348,41 @@ uint8_t Crc8(uint8_t crc, std::string_view bytes) {
   return crc;
 }
 
-Result<std::vector<PbRow>> DecodeRows(std::string_view buffer) {
-  Reader r(buffer);
+namespace {
+
+Status ParseHeader(Reader& r) {
   uint32_t header;
-  if (!r.U32(&header) || header != kHeader) return Invalid("bad header");
+  if (!r.U32(&header)) return Truncated();
+  if (header != kHeader) {
+    return Broken("Cell data broken, mismatch header, actual: " + std::to_string(header) +
+                  ", expect: " + std::to_string(kHeader) + ".");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<PbRow>> DecodeRows(std::string_view buffer, const RowLimits& limits,
+                                      size_t max_rows) {
+  Reader r(buffer);
+  RETURN_IF_ERROR(ParseHeader(r));
   std::vector<PbRow> rows;
   while (!r.empty() && !r.OnlyZerosLeft()) {
-    auto row = ParseRow(r);
-    if (!row) return row.error();
-    rows.push_back(std::move(*row));
+    if (rows.size() == max_rows) return Truncated();
+    ASSIGN_OR_RETURN(row, ParseRow(r, limits));
+    rows.push_back(std::move(row));
   }
   return rows;
 }
 
-Result<PbRow> DecodeRow(std::string_view buffer) {
-  auto rows = DecodeRows(buffer);
-  if (!rows) return rows.error();
-  if (rows->size() != 1) return Invalid("expected one row, found " + std::to_string(rows->size()));
-  return std::move(rows->front());
+Result<PbRow> DecodeRow(std::string_view buffer, const RowLimits& limits) {
+  Reader r(buffer);
+  RETURN_IF_ERROR(ParseHeader(r));
+  if (r.empty() || r.OnlyZerosLeft()) return Truncated();
+  ASSIGN_OR_RETURN(row, ParseRow(r, limits));
+  // Only the Node SDK's zero padding may follow the one row.
+  if (!r.OnlyZerosLeft()) return Truncated();
+  return row;
 }
 
 void AppendHeader(std::string* out) { PutU32(out, kHeader); }

@@ -2,6 +2,8 @@
 // (tablestore-protocol.md section 2.5): a 4-byte header, then rows of tagged cells, each cell
 // and row closed by a CRC-8. Decoding is strict about checksums and lengths and never reads
 // past the buffer; trailing zero bytes after the last row are ignored (the Node SDK leaves them).
+// The format has no nesting: decoding is one pass, without recursion, and keeps at most the
+// RowLimits' cells however many the buffer claims.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +40,22 @@ struct PbRow {
 // CRC-8, polynomial 0x07, no reflection, no final XOR, continued from `crc`.
 uint8_t Crc8(uint8_t crc, std::string_view bytes);
 
-// A buffer of zero or more rows.
-Result<std::vector<PbRow>> DecodeRows(std::string_view buffer);
-// A buffer of exactly one row.
-Result<PbRow> DecodeRow(std::string_view buffer);
+// What one decoded row may hold: the service's limits on a request's row (docs/limits.md).
+// Every cell is still read and checked, so a longer row costs time in its length but memory only
+// up to the limits; it is then refused with OTSInvalidPK "Primary key schema mismatch." (more
+// primary-key cells than any table has) or OTSParameterInvalid "The number of attribute columns
+// exceeds the limit, limit count: 1024, column count: N.".
+struct RowLimits {
+  size_t max_primary_key_cells = 4;
+  size_t max_attribute_cells = 1024;
+};
+
+// A buffer of zero or more rows (at most `max_rows`).
+Result<std::vector<PbRow>> DecodeRows(std::string_view buffer, const RowLimits& limits = {},
+                                      size_t max_rows = 5000);
+// A buffer of exactly one row. Errors carry the service's messages for broken PlainBuffer
+// ("data format is invalid.", "Cell data broken, checksum is mismatch, ...", ...).
+Result<PbRow> DecodeRow(std::string_view buffer, const RowLimits& limits = {});
 
 // Header + rows. Responses never carry an op (the Node SDK's reader crashes on the tag).
 std::string EncodeRows(const std::vector<PbRow>& rows);

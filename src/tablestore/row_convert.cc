@@ -1,11 +1,15 @@
 #include "tablestore/row_convert.h"
 
+#include <cmath>
+
+#include "tablestore/ots_error.h"
+
 namespace ttlstore::tablestore {
 namespace {
 
 using model::CellType;
 
-// Tablestore's limits on names and values.
+// Tablestore's limits on names and values (docs/limits.md).
 constexpr size_t kMaxColumnNameBytes = 255;
 constexpr size_t kMaxPkValueBytes = 1024;
 constexpr size_t kMaxColumnValueBytes = 2u << 20;
@@ -13,18 +17,47 @@ constexpr size_t kMaxColumnsPerRow = 1024;
 
 Status CheckName(const std::string& name) {
   if (name.empty() || name.size() > kMaxColumnNameBytes) {
-    return Error::Validation("Invalid column name: '" + name + "'.");
+    return Error::Validation("Invalid column name: '" + EchoForError(name) + "'.");
   }
   return Status::Ok();
 }
 
+Status CheckColumnCount(size_t count) {
+  if (count > kMaxColumnsPerRow) {
+    return Error::Validation("The number of attribute columns exceeds the limit, limit count: " +
+                             std::to_string(kMaxColumnsPerRow) +
+                             ", column count: " + std::to_string(count) + ".");
+  }
+  return Status::Ok();
+}
+
+size_t ValueSize(const model::CellValue& v) {
+  switch (v.type) {
+    case CellType::kInteger:
+    case CellType::kDouble: return 8;
+    case CellType::kBoolean: return 1;
+    case CellType::kString:
+    case CellType::kBlob: return v.bytes.size();
+    default: return 0;
+  }
+}
+
 Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
-  if (row.primary_key.empty()) return Error::Validation("The primary key is missing.");
+  if (row.primary_key.empty()) return Error::Validation("Cell data broken, empty PK.");
   std::vector<versions::PkCell> pk;
   pk.reserve(row.primary_key.size());
   for (const auto& c : row.primary_key) {
     RETURN_IF_ERROR(CheckName(c.name));
-    if (!c.value) return Error::Validation("Primary key column: " + c.name + " has no value.");
+    // The service's messages (its error-code page), spacing included.
+    if (c.op != CellOp::kNone) {
+      return Error::Validation("OpType cannot be given for primary key name :" + c.name + ".");
+    }
+    if (c.timestamp) {
+      return Error::Validation("Timestamp cannot be given for primary key name:" + c.name + ".");
+    }
+    if (!c.value) {
+      return Error::Validation("No value is given for primary key name:" + c.name + ".");
+    }
     CellType t = c.value->type;
     bool ok = t == CellType::kInteger || t == CellType::kString || t == CellType::kBlob ||
               (bound && (t == CellType::kInfMin || t == CellType::kInfMax));
@@ -49,6 +82,12 @@ Status CheckAttributeValue(const PbCell& c) {
   if (t != CellType::kInteger && t != CellType::kDouble && t != CellType::kBoolean &&
       t != CellType::kString && t != CellType::kBlob) {
     return Error::Validation("Invalid type of column: " + c.name + ".");
+  }
+  if (t == CellType::kDouble && std::isnan(c.value->dbl)) {
+    return Error::Validation("NaN can't be set to double value.");
+  }
+  if (t == CellType::kDouble && std::isinf(c.value->dbl)) {
+    return Error::Validation("Infinity can't be set to double value.");
   }
   if (c.value->bytes.size() > kMaxColumnValueBytes) {
     return Error::Validation("The length of attribute column: '" + c.name +
@@ -75,9 +114,7 @@ Result<ops::RowChange> PutChangeOf(const PbRow& row) {
   change.kind = ops::RowChange::Kind::kPut;
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   change.primary_key = std::move(pk);
-  if (row.attributes.size() > kMaxColumnsPerRow) {
-    return Error::Validation("The number of columns in the request exceeds the limit: 1024.");
-  }
+  RETURN_IF_ERROR(CheckColumnCount(row.attributes.size()));
   for (const auto& c : row.attributes) {
     RETURN_IF_ERROR(CheckName(c.name));
     if (c.op != CellOp::kNone) {
@@ -96,9 +133,7 @@ Result<ops::RowChange> UpdateChangeOf(const PbRow& row) {
   change.kind = ops::RowChange::Kind::kUpdate;
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   change.primary_key = std::move(pk);
-  if (row.attributes.size() > kMaxColumnsPerRow) {
-    return Error::Validation("The number of columns in the request exceeds the limit: 1024.");
-  }
+  RETURN_IF_ERROR(CheckColumnCount(row.attributes.size()));
   for (const auto& c : row.attributes) {
     RETURN_IF_ERROR(CheckName(c.name));
     ops::CellChange cell;
@@ -159,7 +194,7 @@ Result<ops::RowChange> DeleteChangeOf(const PbRow& row) {
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   change.primary_key = std::move(pk);
   if (!row.attributes.empty()) {
-    return Error::Validation("DeleteRow cannot carry attribute columns.");
+    return Error::Validation("Invalid delete row request: unexpected cells in request.");
   }
   return change;
 }
@@ -168,6 +203,11 @@ Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
                                       const std::optional<TimeRangeArg>& time_range,
                                       const std::vector<std::string>& columns_to_get,
                                       bool range_op) {
+  if (columns_to_get.size() > kMaxColumnsPerRow) {
+    return Error::Validation(
+        "The number of columns from the request exceeds the limit, limit count: 1024, column "
+        "count: " + std::to_string(columns_to_get.size()) + ".");
+  }
   versions::ReadSpec spec;
   spec.columns = columns_to_get;
   if (!max_versions && !time_range) {
@@ -206,6 +246,24 @@ Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
     }
   }
   return spec;
+}
+
+size_t RowDataSize(const PbRow& row) {
+  size_t size = 0;
+  for (const auto* cells : {&row.primary_key, &row.attributes}) {
+    for (const auto& c : *cells) size += c.name.size() + (c.value ? ValueSize(*c.value) : 0);
+  }
+  return size;
+}
+
+Status CheckRequestDataSize(std::string_view operation, size_t data_size) {
+  if (data_size > kMaxRequestDataBytes) {
+    return Error::Validation("The total data size of " + std::string(operation) +
+                             " request exceeds the limit, limit size: " +
+                             std::to_string(kMaxRequestDataBytes) +
+                             ", data size: " + std::to_string(data_size) + ".");
+  }
+  return Status::Ok();
 }
 
 PbRow ToPbKey(const std::vector<versions::PkCell>& pk) {

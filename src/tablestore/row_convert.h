@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -33,6 +34,15 @@ Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
                                       const std::optional<TimeRangeArg>& time_range,
                                       const std::vector<std::string>& columns_to_get,
                                       bool range_op);
+
+// The data a write request carries, as the service sizes it for its 4 MB limit on PutRow,
+// UpdateRow and BatchWriteRow: the names and values of the primary-key and attribute cells
+// (an integer or double counts 8 bytes, a boolean 1, a string or binary its length).
+inline constexpr size_t kMaxRequestDataBytes = 4 * 1024 * 1024;
+size_t RowDataSize(const PbRow& row);
+// 400 "The total data size of <operation> request exceeds the limit, limit size: 4194304,
+// data size: N." past kMaxRequestDataBytes.
+Status CheckRequestDataSize(std::string_view operation, size_t data_size);
 
 // A row as the SDKs read it: primary key, then every column's versions newest first.
 PbRow ToPbRow(const ops::RowView& view);

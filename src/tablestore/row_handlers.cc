@@ -37,6 +37,7 @@ Result<std::string> PutRow(const Services& s, std::string_view body) {
   pb::PutRowRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row()));
+  RETURN_IF_ERROR(CheckRequestDataSize("PutRow", RowDataSize(row)));
   return WriteRow<pb::PutRowResponse>(s, req.table_name(), PutChangeOf(row),
                                       req.has_condition() ? &req.condition() : nullptr,
                                       req.has_return_content() ? &req.return_content() : nullptr);
@@ -46,6 +47,7 @@ Result<std::string> UpdateRow(const Services& s, std::string_view body) {
   pb::UpdateRowRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row_change()));
+  RETURN_IF_ERROR(CheckRequestDataSize("UpdateRow", RowDataSize(row)));
   return WriteRow<pb::UpdateRowResponse>(s, req.table_name(), UpdateChangeOf(row),
                                          req.has_condition() ? &req.condition() : nullptr,
                                          req.has_return_content() ? &req.return_content() : nullptr);

@@ -47,9 +47,16 @@ std::vector<std::pair<std::string, std::string>> OtsHeaders(const Headers& heade
   return out;
 }
 
+// The first header named `lower_name` in any case (no copy per header: a request may carry
+// thousands).
 const std::string* Find(const Headers& headers, std::string_view lower_name) {
   for (const auto& [name, value] : headers) {
-    if (Lower(name) == lower_name) return &value;
+    if (name.size() != lower_name.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < name.size() && same; ++i) {
+      same = std::tolower(static_cast<unsigned char>(name[i])) == lower_name[i];
+    }
+    if (same) return &value;
   }
   return nullptr;
 }
@@ -106,22 +113,36 @@ std::string ResponseAuthorization(const std::string& access_key_id, const std::s
 }
 
 Result<int64_t> ParseOtsDate(std::string_view date) {
-  int y, mo, d, h, mi, s, consumed = 0;
-  std::string copy(date);
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s,
-                  &consumed) != 6 ||
-      consumed != 19) {
-    return Error::Validation("Invalid date format: " + copy + ".");
+  // Digits only, read by hand: no copy of a header that may be kilobytes long, and none of
+  // sscanf's leniency (signs, spaces) about what a field may hold.
+  auto invalid = [&] {
+    return Error::Validation("Invalid date format: " + EchoForError(date) + ".");
+  };
+  auto number = [&](size_t pos, size_t len, int* out) {
+    if (pos + len > date.size()) return false;
+    int v = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      if (date[i] < '0' || date[i] > '9') return false;
+      v = v * 10 + (date[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int y, mo, d, h, mi, s;
+  if (date.size() < 20 || !number(0, 4, &y) || date[4] != '-' || !number(5, 2, &mo) ||
+      date[7] != '-' || !number(8, 2, &d) || date[10] != 'T' || !number(11, 2, &h) ||
+      date[13] != ':' || !number(14, 2, &mi) || date[16] != ':' || !number(17, 2, &s)) {
+    return invalid();
   }
   std::string_view rest = date.substr(19);
-  if (!rest.empty() && rest.front() == '.') {
+  if (rest.front() == '.') {
     rest.remove_prefix(1);
-    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) {
-      rest.remove_prefix(1);
-    }
+    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') rest.remove_prefix(1);
   }
-  if (rest != "Z" || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
-    return Error::Validation("Invalid date format: " + copy + ".");
+  static constexpr int kDaysInMonth[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (rest != "Z" || mo < 1 || mo > 12 || d < 1 || d > kDaysInMonth[mo - 1] || h > 23 ||
+      mi > 59 || s > 60) {
+    return invalid();
   }
   std::tm tm{};
   tm.tm_year = y - 1900;
@@ -164,10 +185,13 @@ std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::strin
     if (!known) return AuthFailed("The AccessKeyID does not exist.");
     *secret = *known;
   }
-  auto date = ParseOtsDate(Trim(*Find(headers, "x-ots-date")));
+  std::string_view date_header = Trim(*Find(headers, "x-ots-date"));
+  auto date = ParseOtsDate(date_header);
   if (!date) return OtsError{400, "OTSParameterInvalid", date.error().message()};
   if (*date > now_ms + kMaxClockSkewMs || *date < now_ms - kMaxClockSkewMs) {
-    return AuthFailed("Mismatch between system time and x-ots-date.");
+    // The service's message names the date (its error-code page).
+    return AuthFailed("Mismatch between system time and x-ots-date: " +
+                      EchoForError(date_header) + ".");
   }
   if (Trim(*Find(headers, "x-ots-contentmd5")) != ContentMd5(body)) {
     return AuthFailed("Mismatch between MD5 value of request body and x-ots-contentmd5 in header.");

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tablestore/handlers.h"
+#include "tablestore/ots_error.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::tablestore {
@@ -11,7 +12,6 @@ namespace {
 
 namespace pb = ::ttlstore::otspb;
 
-constexpr size_t kMaxPrimaryKeyColumns = 4;
 constexpr int64_t kMaxDeviation = INT64_MAX / 1000000;
 
 // Table and column names: a letter or underscore, then letters, digits, underscores; 1-255.
@@ -93,7 +93,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   const auto& meta = req.table_meta();
   RETURN_IF_ERROR(AuthorizeTable(s, meta.table_name()));
   if (!ValidName(meta.table_name())) {
-    return Error::Validation("Invalid table name: '" + meta.table_name() + "'.");
+    return Error::Validation("Invalid table name: '" + EchoForError(meta.table_name()) + "'.");
   }
   if (meta.primary_key_size() < 1 || size_t(meta.primary_key_size()) > kMaxPrimaryKeyColumns) {
     return Error::Validation("The number of primary key columns must be in range: [1, 4].");
@@ -107,11 +107,11 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   auto& ts = spec.tablestore.emplace();
   for (const auto& pk : meta.primary_key()) {
     if (!ValidName(pk.name())) {
-      return Error::Validation("Invalid column name: '" + pk.name() + "'.");
+      return Error::Validation("Invalid column name: '" + EchoForError(pk.name()) + "'.");
     }
     for (const auto& seen : ts.primary_key) {
       if (seen.name == pk.name()) {
-        return Error::Validation("Duplicated primary key name: '" + pk.name() + "'.");
+        return Error::Validation("Duplicated primary key name: '" + EchoForError(pk.name()) + "'.");
       }
     }
     if (pk.has_option()) {
@@ -121,7 +121,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   }
   for (const auto& dc : meta.defined_column()) {
     if (!ValidName(dc.name())) {
-      return Error::Validation("Invalid column name: '" + dc.name() + "'.");
+      return Error::Validation("Invalid column name: '" + EchoForError(dc.name()) + "'.");
     }
     ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
   }
