@@ -249,7 +249,7 @@ Backups::Backups(storage::Store& store, ops::TableCatalog& catalog, ops::ItemOps
 
 Backups::~Backups() {
   cancel_.store(true);
-  std::vector<std::thread> threads;
+  std::vector<Thread> threads;
   {
     std::lock_guard lock(mu_);
     threads.swap(restores_);
@@ -379,7 +379,7 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   ops::TablePtr table = *created;
   std::lock_guard lock(mu_);
   ++restoring_[backup_arn];
-  restores_.emplace_back([this, table, backup_arn,
+  restores_.emplace_back("restore", [this, table, backup_arn,
                           reader = std::shared_ptr<BackupReader>(std::move(reader))] {
     Status s = ImportRecords(store_, items_, catalog_, *table, *reader, cancel_, nullptr);
     if (s) {

@@ -16,6 +16,8 @@
 //   (DropAbandonedRestores), so a half-restored table is never taken for a whole one.
 #pragma once
 
+#include "common/thread.h"
+
 #include <atomic>
 #include <functional>
 #include <map>
@@ -117,7 +119,7 @@ class Backups {
   mutable std::mutex mu_;
   mutable std::map<std::string, BackupRecord> backups_;  // GUARDED_BY(mu_), by ARN
   std::map<std::string, int> restoring_;                 // GUARDED_BY(mu_), ARN -> restores
-  std::vector<std::thread> restores_;                    // GUARDED_BY(mu_)
+  std::vector<Thread> restores_;                    // GUARDED_BY(mu_)
   std::atomic<bool> cancel_{false};
 };
 

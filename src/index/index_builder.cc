@@ -35,10 +35,7 @@ void IndexBuilder::Start() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = false;
   }
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "index-builder");
-    Loop();
-  });
+  thread_ = Thread("index-builder", [this] { Loop(); });
 }
 
 void IndexBuilder::Stop() {

@@ -15,6 +15,8 @@
 //      before removing it (index_writer.cc), so the per-index stats stay exact.
 #pragma once
 
+#include "common/thread.h"
+
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -88,7 +90,7 @@ class IndexBuilder {
   std::condition_variable wake_;
   std::deque<Job> jobs_;  // GUARDED_BY(mu_)
   bool stop_ = false;     // GUARDED_BY(mu_)
-  std::thread thread_;
+  Thread thread_;
 };
 
 }  // namespace ttlstore::index

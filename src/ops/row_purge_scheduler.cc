@@ -6,10 +6,7 @@
 namespace ttlstore::ops {
 
 void RowPurgeScheduler::Start() {
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "row-purge");
-    Loop();
-  });
+  thread_ = Thread("row-purge", [this] { Loop(); });
 }
 
 void RowPurgeScheduler::Stop() {

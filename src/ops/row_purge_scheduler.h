@@ -6,6 +6,8 @@
 // simply taken up by the next one, which finds the work left in the purge index.
 #pragma once
 
+#include "common/thread.h"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,7 +36,7 @@ class RowPurgeScheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  Thread thread_;
 };
 
 }  // namespace ttlstore::ops

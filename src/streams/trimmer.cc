@@ -68,8 +68,7 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
 }
 
 void Trimmer::Start() {
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "stream-trimmer");
+  thread_ = Thread("stream-trimmer", [this] {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
       lock.unlock();

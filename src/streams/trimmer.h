@@ -3,6 +3,8 @@
 // scan of the records it removes, each shard's old records going in one DeleteRange.
 #pragma once
 
+#include "common/thread.h"
+
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -33,7 +35,7 @@ class Trimmer {
  private:
   StreamLog& log_;
   int64_t interval_ms_;
-  std::thread thread_;
+  Thread thread_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;  // GUARDED_BY(mu_)

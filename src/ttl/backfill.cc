@@ -17,10 +17,7 @@ void ExpiryBackfiller::Start() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = false;
   }
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "ttl-backfill");
-    Loop();
-  });
+  thread_ = Thread("ttl-backfill", [this] { Loop(); });
 }
 
 void ExpiryBackfiller::Stop() {

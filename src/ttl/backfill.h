@@ -22,6 +22,8 @@
 // so a job never races a disable and re-enable; it stops by itself when the table is deleted.
 #pragma once
 
+#include "common/thread.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -79,7 +81,7 @@ class ExpiryBackfiller {
   std::deque<uint32_t> jobs_;       // GUARDED_BY(mu_)
   std::multiset<uint32_t> active_;  // GUARDED_BY(mu_): tables queued or running
   bool stop_ = false;               // GUARDED_BY(mu_)
-  std::thread thread_;
+  Thread thread_;
 };
 
 }  // namespace ttlstore::ttl
