@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <pthread.h>
 
 #include "index/index_key.h"
 #include "model/item_size.h"

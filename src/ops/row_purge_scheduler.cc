@@ -1,6 +1,5 @@
 #include "ops/row_purge_scheduler.h"
 
-#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 namespace ttlstore::ops {

@@ -1,6 +1,5 @@
 #include "streams/trimmer.h"
 
-#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>

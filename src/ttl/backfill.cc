@@ -1,6 +1,5 @@
 #include "ttl/backfill.h"
 
-#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <pthread.h>
 #include <time.h>
 
 #include <algorithm>
