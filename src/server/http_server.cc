@@ -295,8 +295,8 @@ class Session : public std::enable_shared_from_this<Session> {
     return true;
   }
 
-  void HandleTablestore(const http::request<http::string_body>& req, std::string_view target,
-                        std::string& operation, std::string& outcome) {
+  // The request's x-ots-* headers, for the Tablestore front end.
+  static tablestore::HeaderList OtsHeaders(const http::request<http::string_body>& req) {
     tablestore::HeaderList headers;
     for (const auto& field : req) {
       std::string_view name(field.name_string().data(), field.name_string().size());
@@ -305,6 +305,12 @@ class Session : public std::enable_shared_from_this<Session> {
         headers.emplace_back(std::string(name), std::string(field.value()));
       }
     }
+    return headers;
+  }
+
+  void HandleTablestore(const http::request<http::string_body>& req, std::string_view target,
+                        std::string& operation, std::string& outcome) {
+    tablestore::HeaderList headers = OtsHeaders(req);
     std::string_view method(req.method_string().data(), req.method_string().size());
     tablestore::HttpResponse r =
         tablestore::HandleRequest(*server_.tablestore_, method, target, headers, req.body());
@@ -330,6 +336,19 @@ class Session : public std::enable_shared_from_this<Session> {
     busy_ = true;
     version_ = 11;
     keep_alive_ = false;
+    const auto& req = parser_->get();  // the head is whole: the limit is checked after it
+    std::string_view target(req.target().data(), req.target().size());
+    if (server_.tablestore_ && IsTablestoreTarget(target)) {
+      // Tablestore's own answer (its limit is 5 MB; bodies past 16 MiB are not read at all).
+      tablestore::HttpResponse r = tablestore::BodyTooLarge(*server_.tablestore_, target,
+                                                            OtsHeaders(req));
+      status_ = r.status;
+      content_type_ = "application/x-protobuf";
+      body_ = std::move(r.body);
+      extra_headers_ = std::move(r.headers);
+      server_.metrics_.RecordRequest("tablestore." + r.action, r.error_code, 0);
+      return Write(false);
+    }
     Respond(413, "application/x-amz-json-1.0",
             R"({"__type":"com.amazonaws.dynamodb.v20120810#RequestEntityTooLarge",)"
             R"("message":"Request must be smaller than 16777216 bytes for the operation"})");

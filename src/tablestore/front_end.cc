@@ -85,25 +85,43 @@ void SetError(const OtsError& e, HttpResponse& r) {
 
 }  // namespace
 
+namespace {
+
+std::string_view ActionOf(std::string_view target) {
+  std::string_view action = target.substr(0, target.find('?'));
+  if (!action.empty() && action.front() == '/') action.remove_prefix(1);
+  return action;
+}
+
+// The metrics label: only the operations served, so that requests naming made-up actions
+// cannot grow the label set without bound.
+std::string LabelOf(std::string_view action) {
+  return Handlers().contains(action) ? std::string(action) : std::string("unknown");
+}
+
+}  // namespace
+
+HttpResponse BodyTooLarge(const Services& s, std::string_view target, const HeaderList& headers) {
+  HttpResponse r;
+  std::string_view action = ActionOf(target);
+  r.action = LabelOf(action);
+  SetError({413, "OTSRequestBodyTooLarge", "The size of POST data is too large."}, r);
+  Finish(s, action, HeaderValue(headers, "x-ots-accesskeyid"), nullptr, r);
+  return r;
+}
+
 HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,
                            const HeaderList& headers, std::string_view body) {
   HttpResponse r;
-  std::string_view action = target.substr(0, target.find('?'));
-  if (!action.empty() && action.front() == '/') action.remove_prefix(1);
-  // The metrics label: only the operations served, so that requests naming made-up actions
-  // cannot grow the label set without bound.
-  r.action = Handlers().contains(action) ? std::string(action) : std::string("unknown");
+  std::string_view action = ActionOf(target);
+  r.action = LabelOf(action);
   std::string_view access_key_id = HeaderValue(headers, "x-ots-accesskeyid");
   if (method != "POST") {
     SetError({405, "OTSMethodNotAllowed", "Only POST method is allowed."}, r);
     Finish(s, action, access_key_id, nullptr, r);
     return r;
   }
-  if (body.size() > kMaxRequestBodyBytes) {
-    SetError({413, "OTSRequestBodyTooLarge", "The size of POST data is too large."}, r);
-    Finish(s, action, access_key_id, nullptr, r);
-    return r;
-  }
+  if (body.size() > kMaxRequestBodyBytes) return BodyTooLarge(s, target, headers);
   std::string secret;
   // Dates on the wire are checked against the wall clock, not the data clock (which
   // --clock-start-ms may move): a client cannot know the latter.

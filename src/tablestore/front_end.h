@@ -31,6 +31,10 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 // OTSRequestBodyTooLarge before it is verified or parsed (docs/limits.md).
 inline constexpr size_t kMaxRequestBodyBytes = 5 * 1024 * 1024;
 
+// The answer to a request whose body is over kMaxRequestBodyBytes, for a caller that stopped
+// reading it (the HTTP server refuses bodies over 16 MiB from their headers).
+HttpResponse BodyTooLarge(const Services& s, std::string_view target, const HeaderList& headers);
+
 // `headers`: the request's x-ots-* headers (any case), as received.
 HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,
                            const HeaderList& headers, std::string_view body);

@@ -4,11 +4,12 @@
 // nothing is written. Raw requests are signed as the SDK signs them (helpers.mjs); what the SDK
 // can send itself is sent through it.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
 import {
   ACCESS_KEY, SECRET, Server, TableStore, condition, createTable, decodeOtsError, expectOtsError,
-  getRow, hmacSha1Base64, md5Base64, rawHttp, signedPost, uniqueName,
+  getRow, hmacSha1Base64, md5Base64, rawHttp, signRequest, signedPost, uniqueName,
 } from './helpers.mjs';
 
 // Protobuf wire bytes, by hand: what the generated classes cannot produce.
@@ -140,6 +141,28 @@ describe('tablestore hostile input', () => {
   it('bodies over 5 MB are 413 OTSRequestBodyTooLarge', async () => {
     const res = await signedPost(server.port, 'PutRow', Buffer.alloc(5 * 1024 * 1024 + 1, 0x7b));
     await expectRaw(res, 413, 'OTSRequestBodyTooLarge', 'The size of POST data is too large.');
+    // Past the HTTP server's own 16 MiB cap the body is refused from its headers alone (only the
+    // head is sent here), still with Tablestore's answer, not DynamoDB's.
+    const headers = {
+      'x-ots-date': new Date().toISOString(), 'x-ots-apiversion': '2015-12-31',
+      'x-ots-accesskeyid': ACCESS_KEY, 'x-ots-instancename': 'e2e-inst',
+      'x-ots-contentmd5': md5Base64(Buffer.alloc(0)),
+    };
+    headers['x-ots-signature'] = signRequest('PutRow', headers, SECRET);
+    const head = `POST /PutRow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${16 * 1024 * 1024 + 1}\r\n` +
+      Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
+    const reply = await new Promise((resolve, reject) => {
+      const chunks = [];
+      const sock = net.connect(server.port, '127.0.0.1', () => sock.write(head));
+      sock.on('data', (d) => chunks.push(d));
+      sock.on('end', () => resolve(Buffer.concat(chunks)));
+      sock.on('error', reject);
+    });
+    const split = reply.indexOf('\r\n\r\n');
+    assert.match(reply.subarray(0, split).toString(), /^HTTP\/1\.1 413 /);
+    assert.match(reply.subarray(0, split).toString(), /application\/x-protobuf/);
+    assert.deepEqual(decodeOtsError(reply.subarray(split + 4)),
+      { code: 'OTSRequestBodyTooLarge', message: 'The size of POST data is too large.' });
   });
 
   it('the 4 MB data limit of PutRow and BatchWriteRow, at its boundary', async () => {
