@@ -19,6 +19,8 @@ packages=(
   curl iproute2 procps
   # test certificates for the TLS listener (test/e2e/test_tls.py)
   openssl
+  # the headless browser that drives the dynamodb-admin web GUI (test/gui)
+  chromium
 )
 
 missing=()
@@ -48,4 +50,12 @@ cd "$(dirname "$0")/.."
 if [ -f test/tablestore/package-lock.json ] && [ ! -d test/tablestore/node_modules/tablestore ]; then
   echo "install-deps: npm ci in test/tablestore"
   npm ci --prefix test/tablestore --no-audit --no-fund --ignore-scripts --loglevel=error
+fi
+
+# The web GUI test's npm packages (dynamodb-admin, puppeteer-core, the AWS SDK), pinned by
+# test/gui/package-lock.json. --ignore-scripts: puppeteer-core downloads no browser either way;
+# the test drives Debian's chromium.
+if [ -f test/gui/package-lock.json ] && [ ! -d test/gui/node_modules/dynamodb-admin ]; then
+  echo "install-deps: npm ci in test/gui"
+  npm ci --prefix test/gui --no-audit --no-fund --ignore-scripts --loglevel=error
 fi
