@@ -6,12 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+// helpers.mjs first: dynamoose makes a default client as it loads, and helpers sets the
+// environment that client reads.
+import { CREDENTIALS, REGION, Server, epochSeconds, rejection, waitFor } from './helpers.mjs';
+
 import dynamoose from 'dynamoose';
 import {
   CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, GetItemCommand, PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-
-import { CREDENTIALS, REGION, Server, epochSeconds, rejection, waitFor } from './helpers.mjs';
 
 let server;
 let client;
