@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   BatchGetItemCommand, BatchWriteItemCommand, CreateTableCommand, DeleteItemCommand,
   DeleteTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, GetItemCommand,
-  PutItemCommand, TransactWriteItemsCommand, UpdateItemCommand, UpdateTimeToLiveCommand,
+  PutItemCommand, QueryCommand as RawQueryCommand, TransactGetItemsCommand, TransactWriteItemsCommand, UpdateItemCommand, UpdateTimeToLiveCommand,
   paginateQuery, paginateScan, waitUntilTableExists, waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -63,7 +63,13 @@ describe('@aws-sdk/client-dynamodb', () => {
     assert.equal(waited.state, 'SUCCESS');
     const err = await rejection(client.send(new DescribeTableCommand({ TableName: 'Waiters' })));
     assert.equal(err.name, 'ResourceNotFoundException');
+    assert.equal(err.message, 'Requested resource not found: Table: Waiters not found');
     assert.equal(err.$metadata.httpStatusCode, 400);
+    const getErr = await rejection(client.send(new GetItemCommand({
+      TableName: 'Waiters', Key: { pk: { S: 'a' }, sk: { N: '1' } },
+    })));
+    assert.equal(getErr.name, 'ResourceNotFoundException');
+    assert.equal(getErr.message, 'Requested resource not found');
   });
 
   test('PutItem, GetItem, UpdateItem, DeleteItem and a failing condition', async () => {
@@ -167,6 +173,48 @@ describe('@aws-sdk/client-dynamodb', () => {
     assert.deepEqual(scanned.sort(), expected.sort());
   });
 
+  test('a GSI: Query by the index key, pages carry the index key in LastEvaluatedKey', async () => {
+    await client.send(new CreateTableCommand({
+      TableName: 'Orders',
+      AttributeDefinitions: [
+        { AttributeName: 'orderId', AttributeType: 'S' },
+        { AttributeName: 'customer', AttributeType: 'S' },
+        { AttributeName: 'placedAt', AttributeType: 'N' },
+      ],
+      KeySchema: [{ AttributeName: 'orderId', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [{
+        IndexName: 'byCustomer',
+        KeySchema: [{ AttributeName: 'customer', KeyType: 'HASH' }, { AttributeName: 'placedAt', KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }));
+    await waitUntilTableExists({ client, minDelay: 1, maxDelay: 2, maxWaitTime: 30 }, { TableName: 'Orders' });
+    for (let i = 0; i < 9; i += 1) {
+      await client.send(new PutItemCommand({
+        TableName: 'Orders',
+        Item: { orderId: { S: `o${i}` }, customer: { S: i % 3 === 0 ? 'zoe' : 'yan' }, placedAt: { N: String(1000 + i) }, total: { N: '5' } },
+      }));
+    }
+    const first = await client.send(new RawQueryCommand({
+      TableName: 'Orders', IndexName: 'byCustomer', Limit: 2,
+      KeyConditionExpression: 'customer = :c', ExpressionAttributeValues: { ':c': { S: 'zoe' } },
+    }));
+    assert.deepEqual(first.Items, [
+      { orderId: { S: 'o0' }, customer: { S: 'zoe' }, placedAt: { N: '1000' } },
+      { orderId: { S: 'o3' }, customer: { S: 'zoe' }, placedAt: { N: '1003' } },
+    ]);
+    assert.deepEqual(first.LastEvaluatedKey, { orderId: { S: 'o3' }, customer: { S: 'zoe' }, placedAt: { N: '1003' } });
+    const ids = [];
+    for await (const page of paginateQuery({ client, pageSize: 2 }, {
+      TableName: 'Orders', IndexName: 'byCustomer',
+      KeyConditionExpression: 'customer = :c', ExpressionAttributeValues: { ':c': { S: 'yan' } },
+    })) {
+      ids.push(...page.Items.map((it) => it.orderId.S));
+    }
+    assert.deepEqual(ids, ['o1', 'o2', 'o4', 'o5', 'o7', 'o8']);
+  });
+
   test('BatchWriteItem puts and deletes, BatchGetItem reads them back', async () => {
     await createTable('Batch');
     const key = (i) => ({ pk: { S: 'batch' }, sk: { N: String(i) } });
@@ -234,6 +282,28 @@ describe('@aws-sdk/client-dynamodb', () => {
 
     await client.send(transfer(4));
     assert.deepEqual([await amount('alice'), await amount('bob')], [6, 4]);
+
+    // ReturnValuesOnConditionCheckFailure puts the item in its cancellation reason.
+    const withItem = await rejection(client.send(new TransactWriteItemsCommand({
+      TransactItems: [{
+        ConditionCheck: {
+          TableName: 'Transfers', Key: acct('alice'),
+          ConditionExpression: 'amount > :n',
+          ExpressionAttributeValues: { ':n': { N: '100' } },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      }, {
+        Put: { TableName: 'Transfers', Item: { ...acct('carol'), amount: { N: '1' } } },
+      }],
+    })));
+    assert.equal(withItem.name, 'TransactionCanceledException');
+    assert.deepEqual(withItem.CancellationReasons[0].Item, { ...acct('alice'), amount: { N: '6' } });
+    assert.equal(withItem.CancellationReasons[1].Code, 'None');
+
+    const read = await client.send(new TransactGetItemsCommand({
+      TransactItems: ['alice', 'bob', 'carol'].map((id) => ({ Get: { TableName: 'Transfers', Key: acct(id) } })),
+    }));
+    assert.deepEqual(read.Responses.map((r) => r.Item?.amount.N), ['6', '4', undefined]);
   });
 
   test('UpdateTimeToLive, DescribeTimeToLive, and an expired item is deleted', async () => {

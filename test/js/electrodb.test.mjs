@@ -165,6 +165,36 @@ describe('ElectroDB', () => {
     assert.deepEqual(data.note.map((n) => n.text), ['remember the milk']);
   });
 
+  test('batch put and get, and a cancelled transaction with its reasons', async () => {
+    const tasks = Array.from({ length: 30 }, (_, i) => ({
+      project: 'batch', taskId: `b${String(i).padStart(2, '0')}`, employee: 'fay', title: `task ${i}`,
+    }));
+    const put = await Task.put(tasks).go();
+    assert.deepEqual(put.unprocessed, []);
+    const got = await Task.get([{ project: 'batch', taskId: 'b03' }, { project: 'batch', taskId: 'b29' },
+      { project: 'batch', taskId: 'none' }]).go();
+    assert.deepEqual(got.data.map((t) => t.title).sort(), ['task 29', 'task 3']);
+    assert.deepEqual(got.unprocessed, []);
+
+    // The second write's condition fails: nothing is written, and ElectroDB reports why per item.
+    const tx = await TaskApp.transaction.write(({ task, note }) => [
+      note.create({ employee: 'fay', noteId: 'tx1', text: 'should not appear' }).commit(),
+      task.patch({ project: 'batch', taskId: 'b00' }).set({ title: 'x' })
+        .where(({ points }, { gt }) => gt(points, 100)).commit(),
+    ]).go();
+    assert.equal(tx.canceled, true);
+    assert.deepEqual(tx.data.map((r) => [r.rejected, r.code]), [[false, 'None'], [true, 'ConditionalCheckFailed']]);
+    assert.equal((await Note.get({ employee: 'fay', noteId: 'tx1' }).go()).data, null);
+
+    const ok = await TaskApp.transaction.write(({ task, note }) => [
+      note.create({ employee: 'fay', noteId: 'tx1', text: 'written' }).commit(),
+      task.patch({ project: 'batch', taskId: 'b00' }).set({ title: 'renamed' }).commit(),
+    ]).go();
+    assert.equal(ok.canceled, false);
+    assert.equal((await Note.get({ employee: 'fay', noteId: 'tx1' }).go()).data.text, 'written');
+    assert.equal((await Task.get({ project: 'batch', taskId: 'b00' }).go()).data.title, 'renamed');
+  });
+
   test('a TTL attribute: the item is gone after its expiry', async () => {
     const key = { project: 'ttl', taskId: 'soon' };
     await Task.put({ ...key, employee: 'eve', title: 'short-lived', expiresAt: epochSeconds(2) }).go();
