@@ -16,6 +16,13 @@ import { GetItemCommand as ToolboxGet } from 'dynamodb-toolbox/entity/actions/ge
 import { DeleteItemCommand } from 'dynamodb-toolbox/entity/actions/delete';
 import { UpdateItemCommand, $add } from 'dynamodb-toolbox/entity/actions/update';
 import { QueryCommand } from 'dynamodb-toolbox/table/actions/query';
+import { BatchWriteCommand, execute as executeBatchWrite } from 'dynamodb-toolbox/table/actions/batchWrite';
+import { BatchGetCommand, execute as executeBatchGet } from 'dynamodb-toolbox/table/actions/batchGet';
+import { BatchPutRequest } from 'dynamodb-toolbox/entity/actions/batchPut';
+import { BatchGetRequest } from 'dynamodb-toolbox/entity/actions/batchGet';
+import { PutTransaction } from 'dynamodb-toolbox/entity/actions/transactPut';
+import { ConditionCheck } from 'dynamodb-toolbox/entity/actions/transactCheck';
+import { execute as executeTransactWrite, isTransactionCancelled } from 'dynamodb-toolbox/entity/actions/transactWrite';
 
 import { Server, epochSeconds, rejection, waitFor } from './helpers.mjs';
 
@@ -109,6 +116,35 @@ describe('DynamoDB Toolbox', () => {
     assert.equal((await PostEntity.build(ToolboxGet).key({ author: 'ada', postId: '1' }).send()).Item, undefined);
     const left = await AppTable.build(QueryCommand).query({ partition: 'AUTHOR#ada' }).entities(PostEntity).send();
     assert.deepEqual(left.Items.map((p) => p.postId), ['2']);
+  });
+
+  test('batch write and get, and a cancelled transaction with the failing item', async () => {
+    await executeBatchWrite(AppTable.build(BatchWriteCommand).requests(
+      ...['a', 'b', 'c'].map((postId) => PostEntity.build(BatchPutRequest).item({ author: 'kim', postId, title: `post ${postId}` })),
+    ));
+    const { Responses } = await executeBatchGet(AppTable.build(BatchGetCommand).requests(
+      PostEntity.build(BatchGetRequest).key({ author: 'kim', postId: 'c' }),
+      PostEntity.build(BatchGetRequest).key({ author: 'kim', postId: 'zzz' }),
+      PostEntity.build(BatchGetRequest).key({ author: 'kim', postId: 'a' }),
+    ));
+    // One list per BatchGetCommand, in request order, undefined where there is no item.
+    assert.deepEqual(Responses[0].map((p) => p?.title), ['post c', undefined, 'post a']);
+
+    const check = PostEntity.build(ConditionCheck).key({ author: 'kim', postId: 'a' })
+      .condition({ attr: 'likes', gt: 10 }).options({ returnValuesOnConditionFalse: 'ALL_OLD' });
+    const put = PostEntity.build(PutTransaction).item({ author: 'kim', postId: 'd', title: 'post d' });
+    let err;
+    try {
+      await executeTransactWrite(check, put);
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err, 'the transaction is cancelled');
+    assert.equal(isTransactionCancelled(err, check, put), true);
+    assert.deepEqual(err.CancellationReasons.map((r) => r.Code), ['ConditionalCheckFailed', 'None']);
+    // Toolbox formats the returned item back into the entity's shape.
+    assert.equal(err.CancellationReasons[0].FormattedItem?.title, 'post a');
+    assert.equal((await PostEntity.build(ToolboxGet).key({ author: 'kim', postId: 'd' }).send()).Item, undefined);
   });
 
   test('a TTL attribute: the item is gone after its expiry', async () => {

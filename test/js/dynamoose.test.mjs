@@ -102,6 +102,35 @@ describe('dynamoose', () => {
     assert.equal(await Cat.get(667), undefined);
   });
 
+  test('query pages with limit, lastKey and startAt; counts', async () => {
+    const Event = dynamoose.model('Event', new dynamoose.Schema({
+      stream: { type: String, hashKey: true },
+      seq: { type: Number, rangeKey: true },
+      kind: String,
+    }));
+    await new dynamoose.Table('Events', [Event], TABLE_SETTINGS).initialize();
+    await Event.batchPut(Array.from({ length: 10 }, (_, i) => ({ stream: 's', seq: i, kind: i % 2 ? 'odd' : 'even' })));
+
+    const seqs = [];
+    let page = await Event.query('stream').eq('s').limit(4).exec();
+    let pages = 1;
+    seqs.push(...page.map((e) => e.seq));
+    while (page.lastKey && pages < 10) {
+      page = await Event.query('stream').eq('s').limit(4).startAt(page.lastKey).exec();
+      pages += 1;
+      seqs.push(...page.map((e) => e.seq));
+    }
+    assert.deepEqual(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.ok(pages >= 3);
+
+    const newestFirst = await Event.query('stream').eq('s').where('seq').gt(6).sort('descending').exec();
+    assert.deepEqual(newestFirst.map((e) => e.seq), [9, 8, 7]);
+    const odd = await Event.query('stream').eq('s').filter('kind').eq('odd').count().exec();
+    assert.equal(odd.count, 5);
+    const all = await Event.scan().count().exec();
+    assert.equal(all.count, 10);
+  });
+
   test('a transaction whose condition fails changes nothing', async () => {
     const Account = dynamoose.model('Account', { id: String, balance: Number });
     const table = new dynamoose.Table('Accounts', [Account], TABLE_SETTINGS);
