@@ -154,6 +154,21 @@ describe('ElectroDB', () => {
     assert.match(remove.message, /conditional request failed/i);
   });
 
+  test('upsert, scan and a response projection', async () => {
+    const key = { project: 'ups', taskId: 'u1' };
+    const first = await Task.upsert({ ...key, employee: 'gil', title: 'first' }).go({ response: 'all_new' });
+    assert.equal(first.data.title, 'first');
+    assert.equal(first.data.status, 'open');
+    const second = await Task.upsert({ ...key, employee: 'gil', title: 'second' }).add({ points: 4 }).go({ response: 'all_new' });
+    assert.equal(second.data.title, 'second');
+    assert.equal(second.data.points, 4);
+
+    const scanned = await Task.scan.where(({ employee }, { eq }) => eq(employee, 'gil')).go();
+    assert.deepEqual(scanned.data.map((t) => t.taskId), ['u1']);
+    const slim = await Task.get(key).go({ attributes: ['title', 'points'] });
+    assert.deepEqual(slim.data, { title: 'second', points: 4 });
+  });
+
   test('a collection reads two entities from one GSI partition', async () => {
     await Task.create({ project: 'p', taskId: 'c1', employee: 'cy', title: 'a' }).go();
     await Task.create({ project: 'q', taskId: 'c2', employee: 'cy', title: 'b', status: 'done' }).go();
