@@ -28,8 +28,8 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 
-# Node.js runs the Tablestore SDK's end-to-end tests. The machines come with Node 20; Debian's
-# nodejs and npm are the fallback where it is missing.
+# Node.js runs the end-to-end tests of the Tablestore SDK and of the JavaScript DynamoDB clients.
+# The machines come with Node 20; Debian's nodejs and npm are the fallback where it is missing.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   missing+=(nodejs npm)
 fi
@@ -58,4 +58,11 @@ fi
 if [ -f test/gui/package-lock.json ] && [ ! -d test/gui/node_modules/dynamodb-admin ]; then
   echo "install-deps: npm ci in test/gui"
   npm ci --prefix test/gui --no-audit --no-fund --ignore-scripts --loglevel=error
+fi
+
+# The JavaScript DynamoDB clients (AWS SDK v3, dynamoose, ElectroDB, DynamoDB Toolbox), pinned by
+# test/js/package-lock.json.
+if [ -f test/js/package-lock.json ] && [ ! -d test/js/node_modules ]; then
+  echo "install-deps: npm ci in test/js"
+  npm ci --prefix test/js --no-audit --no-fund --ignore-scripts --loglevel=error
 fi

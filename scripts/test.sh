@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what ttlstore needs, builds it, and runs every test: the GoogleTest unit tests and the
 # end-to-end tests that drive the real binary with boto3 and the AWS CLI (pytest), both under
-# ASan+UBSan; the Tablestore SDK tests, the dynamodb-admin web GUI test and the benchmark smoke
-# test on the release build; and the fuzzers.
+# ASan+UBSan; the Tablestore SDK tests, the JavaScript DynamoDB client tests, the dynamodb-admin
+# web GUI test and the benchmark smoke test on the release build; and the fuzzers.
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,9 @@ bash scripts/sanitize.sh
 
 echo "== Tablestore end-to-end tests (node --test, official tablestore SDK)"
 TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/tablestore/
+
+echo "== JavaScript DynamoDB clients end-to-end (node --test: AWS SDK v3, dynamoose, ElectroDB, DynamoDB Toolbox)"
+TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/js/
 
 echo "== web GUI end-to-end test (node --test, dynamodb-admin in headless Chromium)"
 TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/gui/
