@@ -33,7 +33,6 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"TagResource", &TagResource},
       {"UntagResource", &UntagResource},
       {"ListTagsOfResource", &ListTagsOfResource},
-      {"DescribeEndpoints", &DescribeEndpoints},
       {"DescribeLimits", &DescribeLimits},
       {"PutItem", &PutItem},
       {"GetItem", &GetItem},
@@ -74,19 +73,22 @@ ApiResponse FromError(const Error& error, std::string operation) {
 
 ApiResponse ErrorResponse(const Error& error) { return FromError(error, ""); }
 
-ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body) {
+ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body,
+                     const RequestContext& context) {
   Handler handler = nullptr;
   std::string_view operation;
+  bool describe_endpoints = false;  // answered from the context, not by a table handler
   if (target.substr(0, kTargetPrefix.size()) == kTargetPrefix) {
     operation = target.substr(kTargetPrefix.size());
     auto it = Handlers().find(operation);
     if (it != Handlers().end()) handler = it->second;
+    describe_endpoints = operation == "DescribeEndpoints";
   } else if (target.substr(0, kStreamsTargetPrefix.size()) == kStreamsTargetPrefix) {
     operation = target.substr(kStreamsTargetPrefix.size());
     auto it = StreamsHandlers().find(operation);
     if (it != StreamsHandlers().end()) handler = it->second;
   }
-  if (!handler) {
+  if (!handler && !describe_endpoints) {
     return FromError(Error(ErrorCode::kUnknownOperation, ""), "");
   }
   rapidjson::Document doc;
@@ -96,7 +98,9 @@ ApiResponse Dispatch(const Services& services, std::string_view target, std::str
     // not parse (json_parse.h).
     return FromError(Error::Serialization(""), std::string(operation));
   }
-  Result<std::string> result = handler(services, doc);
+  Result<std::string> result = describe_endpoints
+                                   ? Result<std::string>(DescribeEndpoints(context.host))
+                                   : handler(services, doc);
   if (!result) return FromError(result.error(), std::string(operation));
   ApiResponse r;
   r.body = std::move(*result);

@@ -49,7 +49,16 @@ struct ApiResponse {
 // The response for a request refused before dispatch (e.g. by authentication).
 ApiResponse ErrorResponse(const Error& error);
 
+// What the transport knows of a request that an answer may name.
+struct RequestContext {
+  // The address the client reached this server at ("127.0.0.1:8000", the Host header):
+  // DescribeEndpoints answers with it, so a client doing endpoint discovery stays here. Empty:
+  // "localhost".
+  std::string_view host;
+};
+
 // Handles one request. `target` is the X-Amz-Target header value.
-ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body);
+ApiResponse Dispatch(const Services& services, std::string_view target, std::string_view body,
+                     const RequestContext& context = {});
 
 }  // namespace ttlstore::api

@@ -19,7 +19,9 @@ Result<std::string> DeleteTable(const Services&, const rapidjson::Value&);
 Result<std::string> TagResource(const Services&, const rapidjson::Value&);
 Result<std::string> UntagResource(const Services&, const rapidjson::Value&);
 Result<std::string> ListTagsOfResource(const Services&, const rapidjson::Value&);
-Result<std::string> DescribeEndpoints(const Services&, const rapidjson::Value&);
+// DescribeEndpoints names the address the client reached (RequestContext::host), so Dispatch
+// answers it from the request's context rather than through the handler table.
+std::string DescribeEndpoints(std::string_view host);
 Result<std::string> DescribeLimits(const Services&, const rapidjson::Value&);
 // update_table_api.cc
 Result<std::string> UpdateTable(const Services&, const rapidjson::Value&);

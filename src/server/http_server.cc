@@ -1,13 +1,11 @@
 #include "server/http_server.h"
 
-#include "api/authorize.h"
+#include "server/request_handler.h"
+#include "server/service_headers.h"
 #include "server/transport.h"
 #include "common/clock.h"
-#include "tablestore/front_end.h"
 
 #include <spdlog/spdlog.h>
-#include <zlib.h>
-
 #include <array>
 #include <cctype>
 #include <atomic>
@@ -18,7 +16,6 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <mutex>
-#include <random>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -48,27 +45,6 @@ constexpr size_t kMaxUnparsedBytes = kMaxHeaderBytes;
 // How often each thread looks for connections idle past the timeout.
 constexpr auto kIdleCheckPeriod = std::chrono::seconds(1);
 
-// 52 characters of [A-Z0-9], like the service's: 12 base-36 digits from each 64-bit draw
-// (36^12 < 2^64), so five draws instead of 52.
-void AppendRequestId(std::string* out) {
-  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  size_t left = 52;
-  while (left > 0) {
-    uint64_t r = rng();
-    for (int i = 0; i < 12 && left > 0; ++i, --left) {
-      out->push_back(kChars[r % 36]);
-      r /= 36;
-    }
-  }
-}
-
-// zlib's CRC-32 (the same polynomial as the service's x-amz-crc32), several bytes per step.
-uint32_t Crc32(const std::string& s) {
-  return static_cast<uint32_t>(::crc32(0L, reinterpret_cast<const Bytef*>(s.data()),
-                                       static_cast<uInt>(s.size())));
-}
-
 }  // namespace
 
 class Session;
@@ -90,7 +66,7 @@ class HttpServer::Impl {
   Impl(ServerOptions options, const api::Services& services,
        const tablestore::Services* tablestore, Metrics& metrics)
       : options_(std::move(options)), services_(services), tablestore_(tablestore),
-        metrics_(metrics) {
+        metrics_(metrics), handler_context_{options_, services_, tablestore_, metrics_} {
     int n = options_.threads > 0 ? options_.threads
                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (int i = 0; i < n; ++i) {
@@ -117,6 +93,7 @@ class HttpServer::Impl {
   const api::Services& services_;
   const tablestore::Services* tablestore_;
   Metrics& metrics_;
+  const HandlerContext handler_context_;  // what request_handler.h needs, over the members above
   std::vector<std::unique_ptr<Worker>> workers_;
   size_t next_worker_ = 0;  // round-robin for new connections; touched only by the acceptor
   std::optional<tcp::acceptor> acceptor_;
@@ -204,156 +181,37 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec) return Close();  // end of stream, idle timeout, reset, shutdown
     busy_ = true;
-    Handle(parser_->get());
-  }
-
-  void Handle(const http::request<http::string_body>& req) {
-    auto start = Clock::now();
+    const Request& req = parser_->get();
     version_ = req.version();
     keep_alive_ = req.keep_alive();
-    std::string operation, outcome = "ok";
-    bool api_call = false;
-    // The service answers in the media type it was asked in, and knows only these two.
-    std::string_view content_type = req[http::field::content_type];
-    content_type = content_type.substr(0, content_type.find(';'));
-    bool json_type = content_type.empty() || content_type == "application/x-amz-json-1.0" ||
-                     content_type == "application/json";
-    bool with_ids = false;
-    std::string_view target(req.target().data(), req.target().size());
-    if (server_.tablestore_ && IsTablestoreTarget(target)) {
-      api_call = true;
-      HandleTablestore(req, target, operation, outcome);
-    } else if (req.method() == http::verb::post && json_type) {
-      api_call = true;
-      api::ApiResponse r = Authenticate(req, target);
-      if (r.error_type.empty()) r = api::Dispatch(server_.services_, req["X-Amz-Target"], req.body());
-      status_ = r.http_status;
-      content_type_ =
-          content_type == "application/json" ? "application/json" : "application/x-amz-json-1.0";
-      body_ = std::move(r.body);
-      with_ids = true;
-      operation = std::move(r.operation);
-      if (!r.error_type.empty()) {
-        outcome = r.error_type;
-        spdlog::warn("event=request_error operation={} status={} type={} message=\"{}\"",
-                     operation.empty() ? "unknown" : operation, r.http_status, r.error_type,
-                     r.error_message);
-      }
-    } else if (req.method() == http::verb::get && req.target() == "/health") {
-      Respond(200, "application/json", R"({"status":"ok"})");
-    } else if (req.method() == http::verb::get && req.target() == "/metrics") {
-      Respond(200, "text/plain; version=0.0.4", server_.metrics_.Render());
-    } else if (req.method() == http::verb::get) {
-      // What the service answers to a plain GET: a health line.
-      Respond(200, "text/plain", "healthy: dynamodb." + server_.services_.region + ".amazonaws.com ");
-    } else {
-      Respond(404, "application/x-amz-json-1.0", "<UnknownOperationException/>\n");
-    }
-    if (api_call) {
-      double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      server_.metrics_.RecordRequest(operation, outcome, seconds);
-    }
-    Write(with_ids);
+    response_ = HandleRequest(server_.handler_context_, req, LocalAddress());
+    Write();
   }
 
-  // SigV4 check of a DynamoDB API request; an empty error_type means it may proceed.
-  api::ApiResponse Authenticate(const http::request<http::string_body>& req,
-                                std::string_view target) {
-    api::ApiResponse r;
-    const auth::SigV4Verifier* verifier = server_.options_.sigv4;
-    if (!verifier) return r;
-    auth::HeaderPairs headers;
-    for (const auto& field : req) {
-      headers.emplace_back(std::string_view(field.name_string().data(), field.name_string().size()),
-                           std::string_view(field.value().data(), field.value().size()));
-    }
-    std::string_view method(req.method_string().data(), req.method_string().size());
-    auth::SignedRequest signed_request{method, target, headers, req.body()};
-    std::string access_key_id;
-    Status ok = verifier->Verify(signed_request, SystemClock().NowMs(), &access_key_id);
-    if (ok && server_.options_.policies) {
-      ok = api::Authorize(*server_.options_.policies, access_key_id, req["X-Amz-Target"],
-                          req.body(), server_.services_.region, server_.services_.account_id);
-    }
-    if (ok) return r;
-    r = api::ErrorResponse(ok.error());
-    std::string_view op = req["X-Amz-Target"];
-    r.operation = std::string(op.substr(op.find('.') == std::string_view::npos ? op.size()
-                                                                              : op.find('.') + 1));
-    return r;
-  }
-
-  // /<Action> where the action is a capitalized word (the Tablestore protocol); other methods
-  // than POST get its 405. /health and /metrics are lowercase.
-  static bool IsTablestoreTarget(std::string_view target) {
-    if (target.size() < 2 || target[0] != '/' || !std::isupper(static_cast<unsigned char>(target[1]))) {
-      return false;
-    }
-    for (char c : target.substr(1, target.find('?') - 1)) {
-      if (!std::isalnum(static_cast<unsigned char>(c))) return false;
-    }
-    return true;
-  }
-
-  // The request's x-ots-* headers, for the Tablestore front end.
-  static tablestore::HeaderList OtsHeaders(const http::request<http::string_body>& req) {
-    tablestore::HeaderList headers;
-    for (const auto& field : req) {
-      std::string_view name(field.name_string().data(), field.name_string().size());
-      if (name.size() > 6 && (name[0] == 'x' || name[0] == 'X') &&
-          (name.substr(1, 5) == "-ots-" || name.substr(1, 5) == "-OTS-")) {
-        headers.emplace_back(std::string(name), std::string(field.value()));
+  // This server's address as the client reached it ("127.0.0.1:8000"), for a request without a
+  // Host header; looked up once per connection, when first needed.
+  std::string_view LocalAddress() {
+    if (local_address_.empty()) {
+      beast::error_code ec;
+      auto local = socket_.socket().local_endpoint(ec);
+      if (ec) {
+        local_address_ = "localhost";
+      } else {
+        std::string address = local.address().to_string();
+        if (local.address().is_v6()) address = "[" + address + "]";
+        local_address_ = address + ":" + std::to_string(local.port());
       }
     }
-    return headers;
-  }
-
-  void HandleTablestore(const http::request<http::string_body>& req, std::string_view target,
-                        std::string& operation, std::string& outcome) {
-    tablestore::HeaderList headers = OtsHeaders(req);
-    std::string_view method(req.method_string().data(), req.method_string().size());
-    tablestore::HttpResponse r =
-        tablestore::HandleRequest(*server_.tablestore_, method, target, headers, req.body());
-    status_ = r.status;
-    content_type_ = "application/x-protobuf";
-    body_ = std::move(r.body);
-    extra_headers_ = std::move(r.headers);
-    operation = "tablestore." + r.action;
-    if (!r.error_code.empty()) {
-      outcome = r.error_code;
-      spdlog::warn("event=request_error operation={} status={} type={} message=\"{}\"",
-                   operation, r.status, r.error_code, r.error_message);
-    }
-  }
-
-  void Respond(int status, const char* content_type, std::string body) {
-    status_ = status;
-    content_type_ = content_type;
-    body_ = std::move(body);
+    return local_address_;
   }
 
   void WriteTooLarge() {
     busy_ = true;
     version_ = 11;
     keep_alive_ = false;
-    const auto& req = parser_->get();  // the head is whole: the limit is checked after it
-    std::string_view target(req.target().data(), req.target().size());
-    if (server_.tablestore_ && IsTablestoreTarget(target)) {
-      // Tablestore's own answer (its limit is 5 MB; bodies past 16 MiB are not read at all).
-      tablestore::HttpResponse r = tablestore::BodyTooLarge(*server_.tablestore_, target,
-                                                            OtsHeaders(req));
-      status_ = r.status;
-      content_type_ = "application/x-protobuf";
-      body_ = std::move(r.body);
-      extra_headers_ = std::move(r.headers);
-      server_.metrics_.RecordRequest("tablestore." + r.action, r.error_code, 0);
-      return Write(false);
-    }
-    Respond(413, "application/x-amz-json-1.0",
-            R"({"__type":"com.amazonaws.dynamodb.v20120810#RequestEntityTooLarge",)"
-            R"("message":"Request must be smaller than 16777216 bytes for the operation"})");
-    server_.metrics_.RecordRequest("", "RequestEntityTooLarge", 0);
-    Write(false);
+    // The head is whole: the limit is checked after it.
+    response_ = TooLargeResponse(server_.handler_context_, parser_->get());
+    Write();
   }
 
   // Headers past kMaxHeaderBytes: answered (431, then closed) rather than dropped, so a client
@@ -362,40 +220,48 @@ class Session : public std::enable_shared_from_this<Session> {
     busy_ = true;
     version_ = 11;
     keep_alive_ = false;
-    Respond(431, "text/plain", "Request header fields too large (limit: 65536 bytes)\n");
+    response_ = Response{};
+    response_.status = 431;
+    response_.content_type = "text/plain";
+    response_.body = "Request header fields too large (limit: 65536 bytes)\n";
     server_.metrics_.RecordRequest("", "RequestHeaderFieldsTooLarge", 0);
-    Write(false);
+    Write();
   }
 
   // Serializes the head into head_ (its capacity is reused from request to request) and writes
-  // head and body in one gathered write.
-  void Write(bool with_ids) {
+  // head and body in one gathered write. The service's responses carry its headers
+  // (server/service_headers.h); ours (Tablestore, /health, /metrics) name ttlstore.
+  void Write() {
+    const Response& r = response_;
     head_.clear();
     head_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-    head_ += std::to_string(status_);
+    head_ += std::to_string(r.status);
     head_ += ' ';
-    head_ += http::obsolete_reason(static_cast<http::status>(status_));
-    head_ += "\r\nServer: ttlstore\r\nContent-Type: ";
-    head_ += content_type_;
-    if (with_ids) {
-      head_ += "\r\nx-amzn-RequestId: ";
-      AppendRequestId(&head_);
-      head_ += "\r\nx-amz-crc32: ";
-      head_ += std::to_string(Crc32(body_));
-    }
-    if (!extra_headers_.empty()) {
-      head_ += "\r\n";
-      head_ += extra_headers_;
-      head_.resize(head_.size() - 2);  // the lines end in CRLF; the next one adds its own
-      extra_headers_.clear();
+    head_ += http::obsolete_reason(static_cast<http::status>(r.status));
+    head_ += r.service_head ? "\r\nServer: Server\r\nDate: " : "\r\nServer: ttlstore\r\nDate: ";
+    AppendHttpDate(&head_);
+    if (r.content_type) {
+      head_ += "\r\nContent-Type: ";
+      head_ += r.content_type;
     }
     head_ += "\r\nContent-Length: ";
-    head_ += std::to_string(body_.size());
-    // HTTP/1.1 keeps connections open unless told; HTTP/1.0 closes them unless told.
-    if (version_ == 10 && keep_alive_) head_ += "\r\nConnection: keep-alive";
-    if (version_ != 10 && !keep_alive_) head_ += "\r\nConnection: close";
-    head_ += "\r\n\r\n";
-    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body_)};
+    head_ += std::to_string(r.body.size());
+    // HTTP/1.1 keeps connections open unless told, HTTP/1.0 closes them unless told; the
+    // service says keep-alive on every response that keeps the connection.
+    if (keep_alive_ && (version_ == 10 || r.service_head)) head_ += "\r\nConnection: keep-alive";
+    if (!keep_alive_ && version_ != 10) head_ += "\r\nConnection: close";
+    if (r.service_head) {
+      head_ += "\r\nx-amzn-RequestId: ";
+      AppendRequestId(&head_);
+      if (!r.preflight) {
+        head_ += "\r\nx-amz-crc32: ";
+        head_ += std::to_string(Crc32(r.body));
+      }
+    }
+    head_ += "\r\n";
+    head_ += r.extra_headers;  // whole "Name: value\r\n" lines
+    head_ += "\r\n";
+    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(response_.body)};
     net::async_write(socket_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
       self->busy_ = false;
       if (ec || !self->keep_alive_) return self->Close();
@@ -425,11 +291,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // The response being written.
   unsigned version_ = 11;
   bool keep_alive_ = true;
-  int status_ = 200;
-  const char* content_type_ = "";
-  std::string extra_headers_;  // "Name: value\r\n" lines of a Tablestore response
+  Response response_;
   std::string head_;
-  std::string body_;
+  std::string local_address_;  // LocalAddress(), once known
 };
 
 void HttpServer::Impl::Register(const std::shared_ptr<Session>& s) {
