@@ -63,16 +63,25 @@ Error StreamNotFound(const std::string& arn) {
   return Error::ResourceNotFound("Requested resource not found: Stream: " + arn + " not found");
 }
 
-// Resolves a stream ARN; ResourceNotFoundException when it names no readable stream.
+// Resolves a stream ARN. Not of the form arn:aws:dynamodb:<region>:<account>:table/<name>/
+// stream/<label>: ValidationException "Invalid StreamArn", the service's answer (Alternator's
+// test_describe_nonexistent_stream and the AWS SDKs' smoke tests expect a ValidationException;
+// its text as users reported it); well formed but naming no readable stream here:
+// ResourceNotFoundException.
 Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t now_ms) {
-  std::string prefix = "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/";
+  Error malformed = Error::Validation("Invalid StreamArn");
+  constexpr std::string_view kArnStart = "arn:aws:dynamodb:";
+  size_t table = arn.find(":table/");
   size_t mark = arn.rfind("/stream/");
-  if (arn.rfind(prefix, 0) != 0 || mark == std::string::npos || mark < prefix.size()) {
-    return StreamNotFound(arn);
+  if (arn.rfind(kArnStart, 0) != 0 || table == std::string::npos ||
+      mark == std::string::npos || mark <= table + 7) {
+    return malformed;
   }
-  std::string name = arn.substr(prefix.size(), mark - prefix.size());
   std::optional<int64_t> ms = streams::ParseStreamLabel(std::string_view(arn).substr(mark + 8));
-  if (!ms) return StreamNotFound(arn);
+  if (!ms) return malformed;
+  std::string prefix = std::string(kArnStart) + s.region + ":" + s.account_id + ":table/";
+  if (arn.rfind(prefix, 0) != 0 || mark < prefix.size()) return StreamNotFound(arn);
+  std::string name = arn.substr(prefix.size(), mark - prefix.size());
   if (ops::TablePtr t = s.catalog.Find(name)) {
     for (const auto& st : t->streams) {
       if (st.created_ms == *ms && Retained(st, now_ms)) return StreamRef{t->id, t->name, t->key, st};

@@ -319,8 +319,8 @@ Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>&
     }
   }
   if (updated.tags.size() > kMaxTagsPerResource) {
-    return Error::LimitExceeded("The number of tags exceeds the limit of " +
-                                std::to_string(kMaxTagsPerResource) + ".");
+    // The service's answer, a ValidationException (not LimitExceededException).
+    return Error::Validation("Number of Tags exceed the current limit for the provided ResourceArn");
   }
   return Replace(std::move(updated));
 }

@@ -98,7 +98,7 @@ class TableCatalog : public index::IndexCatalog {
   ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit,
                         Front front = Front::kDynamoDb) const;
 
-  // Adds or replaces tags by key; LimitExceededException past kMaxTagsPerResource.
+  // Adds or replaces tags by key; a ValidationException past kMaxTagsPerResource in all.
   Status Tag(const std::string& name, const std::vector<model::Tag>& tags);
   Status Untag(const std::string& name, const std::vector<std::string>& keys);
 

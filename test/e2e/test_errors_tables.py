@@ -5,6 +5,8 @@ exact strings win). Where the server differs, these tests are meant to fail unti
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from e2e_util import assert_error, create_table, ddb_error, unique_name
@@ -180,12 +182,25 @@ def test_table_name_required_for_describe_and_delete(ddb, op):
                  "The parameter 'TableName' is required but was not present in the request")
 
 
+# The service's live answer to DescribeTable with '' (us-west-2, 2026-10): length first, then the
+# pattern, each as a constraint (docs/limits.md [SC]); the other names follow the same rule.
+SHORT = "failed to satisfy constraint: Member must have length greater than or equal to 3"
+PATTERN = ("failed to satisfy constraint: Member must satisfy regular expression pattern: "
+           "[a-zA-Z0-9_.-]+")
+
+
 @pytest.mark.parametrize("op", ["describe_table", "delete_table"])
-@pytest.mark.parametrize("name", ["", "ab", "a;", "a" * 256])
-def test_bad_length_table_name_for_describe_and_delete(ddb, op, name):
-    assert_error(getattr(ddb, op), V,
-                 "TableName must be at least 3 characters long and at most 255 characters long",
-                 TableName=name)
+@pytest.mark.parametrize("name,message", [
+    ("", f"2 validation errors detected: Value '' at 'tableName' {SHORT}; "
+         f"Value '' at 'tableName' {PATTERN}"),
+    ("ab", f"1 validation error detected: Value 'ab' at 'tableName' {SHORT}"),
+    ("a;", f"2 validation errors detected: Value 'a;' at 'tableName' {SHORT}; "
+           f"Value 'a;' at 'tableName' {PATTERN}"),
+    ("a" * 256, f"1 validation error detected: Value '{'a' * 256}' at 'tableName' failed to "
+                "satisfy constraint: Member must have length less than or equal to 255"),
+])
+def test_bad_length_table_name_for_describe_and_delete(ddb, op, name, message):
+    assert_error(getattr(ddb, op), V, message, TableName=name)
 
 
 @pytest.mark.parametrize("op", ["describe_table", "delete_table"])
@@ -231,10 +246,27 @@ def arn(ddb, table_name):
     return create_table(ddb, table_name)["TableArn"]
 
 
-def test_tag_resource_with_invalid_arn(ddb):
-    assert_error(ddb.tag_resource, V,
-                 "Invalid TableArn: Invalid ResourceArn provided as input not-a-valid-arn",
-                 ResourceArn="not-a-valid-arn", Tags=[{"Key": "a", "Value": "b"}])
+# ResourceArn refusals, as the service words them (docs/compatibility.md, "Tags").
+@pytest.mark.parametrize("bad,message", [
+    ("not-a-valid-arn", INVALID + "ARNs must start with 'arn:': not-a-valid-arn"),
+    ("arn:aws:s3:::bucket", INVALID + "Provided Arn is not a DynamoDB resource arn: "
+     "arn:aws:s3:::bucket"),
+    ("arn:aws:dynamodb:us-east-1:000000000000:table/t1/index/i1",
+     INVALID + "Invalid resource arn provided, only table or stream is accepted. Provided "
+     "resource arn: arn:aws:dynamodb:us-east-1:000000000000:table/t1/index/i1"),
+    ("arn:aws:dynamodb:us-east-1:000000000000:backup/b",
+     INVALID + "Invalid resource arn provided, only table or stream is accepted. Provided "
+     "resource arn: arn:aws:dynamodb:us-east-1:000000000000:backup/b"),
+    ("arn:aws:dynamodb:eu-west-1:000000000000:table/t1",
+     "Invalid TableArn: Invalid ResourceArn provided as input "
+     "arn:aws:dynamodb:eu-west-1:000000000000:table/t1"),
+    ("arn:aws:dynamodb:us-east-1", "Invalid TableArn: Invalid ResourceArn provided as input "
+     "arn:aws:dynamodb:us-east-1"),
+])
+def test_tagging_refuses_a_bad_resource_arn(ddb, bad, message):
+    assert_error(ddb.tag_resource, V, message, ResourceArn=bad, Tags=[{"Key": "a", "Value": "b"}])
+    assert_error(ddb.list_tags_of_resource, V, message, ResourceArn=bad)
+    assert_error(ddb.untag_resource, V, message, ResourceArn=bad, TagKeys=["a"])
 
 
 def test_tag_resource_with_no_tags(ddb, arn):
@@ -247,17 +279,64 @@ def test_untag_resource_with_no_keys(ddb, arn):
                  ResourceArn=arn, TagKeys=[])
 
 
-@pytest.mark.parametrize("key", ["", "k" * 129])
-def test_tag_key_length(ddb, arn, key):
-    assert_error(ddb.tag_resource, V,
-                 INVALID + "Tag key must be between 1 and 128 characters",
+@pytest.mark.parametrize("key", ["", "k" * 129, "bad%key", "a,b", "emoji\U0001F600", "x\u0301"])
+def test_tag_key_refused(ddb, arn, key):
+    assert_error(ddb.tag_resource, V, "The Tag Key provided is invalid, Key: " + key,
                  ResourceArn=arn, Tags=[{"Key": key, "Value": "v"}])
 
 
-def test_tag_value_length(ddb, arn):
+@pytest.mark.parametrize("value", ["v" * 257, "semi;colon", "q'uote"])
+def test_tag_value_refused(ddb, arn, value):
+    assert_error(ddb.tag_resource, V, "The Tag Value provided is invalid, Value: " + value,
+                 ResourceArn=arn, Tags=[{"Key": "k", "Value": value}])
+
+
+def test_tag_key_and_value_of_any_script_and_the_allowed_signs(ddb, arn):
+    tags = [{"Key": "k" * 128, "Value": "v" * 256},
+            {"Key": "Ünïcödé 名前 ключ", "Value": "värde 値 +-=._:/@ 42"},
+            {"Key": "empty", "Value": ""},
+            {"Key": "\u00e9t\u00e9", "Value": "\u0663\u0664"}]
+    ddb.tag_resource(ResourceArn=arn, Tags=tags)
+    got = ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+    assert sorted(got, key=lambda t: t["Key"]) == sorted(tags, key=lambda t: t["Key"])
+
+
+def test_tag_entries_missing_key_or_value(ddb, arn):
+    # boto3 requires both members, so the request is sent raw.
+    from e2e_util import raw_call
+    port = int(ddb.meta.endpoint_url.rsplit(":", 1)[1])
+    for tag, message in [({}, "The Tag Key provided is invalid, Key: null"),
+                         ({"Value": "v"}, "The Tag Key provided is invalid, Key: null"),
+                         ({"Key": "k"}, "The Tag Value provided is invalid, Value: null")]:
+        status, _, body = raw_call(port, "DynamoDB_20120810.TagResource",
+                                   {"ResourceArn": arn, "Tags": [tag]})
+        assert (status, json.loads(body)["message"]) == (400, message)
+
+
+def test_tag_keys_with_the_aws_prefix_or_twice_are_refused(ddb, arn):
+    assert_error(ddb.tag_resource, V, "Tag Key cannot be prefixed with aws:, Key: aws:owner",
+                 ResourceArn=arn, Tags=[{"Key": "aws:owner", "Value": "v"}])
     assert_error(ddb.tag_resource, V,
-                 INVALID + "Tag value must be between 0 and 256 characters",
-                 ResourceArn=arn, Tags=[{"Key": "k", "Value": "v" * 257}])
+                 "Duplicate Tag Keys provided as input: Duplicate Tag Key found dup",
+                 ResourceArn=arn, Tags=[{"Key": "dup", "Value": "1"}, {"Key": "dup", "Value": "2"}])
+    assert_error(ddb.untag_resource, V, "The Tag Key provided is invalid, Key: ",
+                 ResourceArn=arn, TagKeys=[""])
+
+
+def test_at_most_fifty_tags_on_a_table(ddb, arn, table_name):
+    too_many = "Number of Tags exceed the current limit for the provided ResourceArn"
+    tags = [{"Key": f"k{i}", "Value": "v"} for i in range(51)]
+    assert_error(ddb.tag_resource, V, too_many, ResourceArn=arn, Tags=tags)
+    ddb.tag_resource(ResourceArn=arn, Tags=tags[:50])
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "k0", "Value": "again"}])  # a replacement
+    assert_error(ddb.tag_resource, V, too_many, ResourceArn=arn, Tags=[tags[50]])
+    assert len(ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]) == 50
+    assert_error(ddb.untag_resource, V, too_many, ResourceArn=arn,
+                 TagKeys=[f"k{i}" for i in range(51)])
+    assert_error(ddb.create_table, V, too_many, TableName=table_name + "_2",
+                 AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                 KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                 BillingMode="PAY_PER_REQUEST", Tags=tags)
 
 
 def test_tag_operations_on_a_missing_table(ddb, arn, table_name):

@@ -140,6 +140,15 @@ def test_stream_api_errors(ddb, streams, table_name):
     assert_error(streams.get_shard_iterator, "ResourceNotFoundException",
                  f"Requested resource not found: Stream: {missing} not found", StreamArn=missing,
                  ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    # Not a stream ARN at all: the service's ValidationException (Alternator's tests, run against
+    # it, expect this type where DynamoDB Local says ResourceNotFoundException).
+    for bad in ["sdfadfsdfnlfkajakfgjalksfgklasjklasdjfklasdfasdfgasf",
+                arn[:arn.rindex("/") + 1] + "not-a-label",
+                arn.replace(":table/", ":tables/")]:
+        assert_error(streams.describe_stream, "ValidationException", "Invalid StreamArn",
+                     StreamArn=bad)
+        assert_error(streams.get_shard_iterator, "ValidationException", "Invalid StreamArn",
+                     StreamArn=bad, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
     assert_error(streams.get_shard_iterator, "ResourceNotFoundException",
                  "Requested resource not found: Shard does not exist", StreamArn=arn,
                  ShardId="shardId-00000000000000000001-00000000",
