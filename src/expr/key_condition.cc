@@ -154,8 +154,7 @@ Status CheckKeyOperand(const model::KeyElement& key, const AttributeValue& v, bo
                     "attribute cannot contain an empty ") +
         (v.type() == model::ValueType::kS ? "string" : "binary") + " value. Key: " + key.name);
   }
-  constexpr size_t kMaxSortKeyBytes = 1024;  // as ops::kMaxSortKeyBytes
-  if (!is_hash && v.scalar().size() > kMaxSortKeyBytes) {
+  if (!is_hash && v.scalar().size() > model::kMaxSortKeyBytes) {
     return Error::Validation(
         "One or more parameter values were invalid: Aggregated size of all range keys has "
         "exceeded the size limit of 1024 bytes");

@@ -8,10 +8,17 @@
 namespace ttlstore::index {
 namespace {
 
-const model::AttributeValue* KeyValue(const model::KeyElement& element, const model::Item& item) {
+// The item's value of one index key attribute, or null when the item has none the index can
+// take (absent, of another type, empty, or longer than the key limits): such an item is not in
+// the index. Writes refuse the last three (ValidateIndexKeys); a backfill skips them.
+const model::AttributeValue* KeyValue(const model::KeyElement& element, const model::Item& item,
+                                      size_t max_bytes) {
   auto it = item.find(element.name);
   if (it == item.end() || it->second.type() != element.type) return nullptr;
-  if (element.type != model::ValueType::kN && it->second.scalar().empty()) return nullptr;
+  if (element.type != model::ValueType::kN &&
+      (it->second.scalar().empty() || it->second.scalar().size() > max_bytes)) {
+    return nullptr;
+  }
   return &it->second;
 }
 
@@ -25,10 +32,10 @@ void CopyAttribute(const model::Item& from, const std::string& name, model::Item
 std::optional<IndexKeyValues> IndexKeyOf(const model::SecondaryIndex& index,
                                          const model::Item& item) {
   IndexKeyValues keys;
-  keys.hash = KeyValue(index.key.hash, item);
+  keys.hash = KeyValue(index.key.hash, item, model::kMaxPartitionKeyBytes);
   if (!keys.hash) return std::nullopt;
   if (index.key.range) {
-    keys.range = KeyValue(*index.key.range, item);
+    keys.range = KeyValue(*index.key.range, item, model::kMaxSortKeyBytes);
     if (!keys.range) return std::nullopt;
   }
   return keys;

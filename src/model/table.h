@@ -13,6 +13,11 @@
 
 namespace ttlstore::model {
 
+// The largest partition-key and sort-key values, in bytes, for a table's key and for every
+// secondary index's key (DynamoDB limits).
+inline constexpr size_t kMaxPartitionKeyBytes = 2048;
+inline constexpr size_t kMaxSortKeyBytes = 1024;
+
 // One key attribute: its name and scalar type (kS, kN or kB).
 struct KeyElement {
   std::string name;

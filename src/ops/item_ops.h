@@ -22,9 +22,8 @@
 
 namespace ttlstore::ops {
 
-// Maximum partition-key and sort-key sizes in bytes (DynamoDB limits).
-inline constexpr size_t kMaxPartitionKeyBytes = 2048;
-inline constexpr size_t kMaxSortKeyBytes = 1024;
+using model::kMaxPartitionKeyBytes;
+using model::kMaxSortKeyBytes;
 
 // Who made a write. TTL deletions are service deletes (D7): their stream records say so.
 enum class WriteOrigin : uint8_t { kUser, kTtl };

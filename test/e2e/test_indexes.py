@@ -165,6 +165,27 @@ def test_index_key_type_clash_and_empty_value_rejected(ddb, indexed):
     assert ddb.get_item(TableName=indexed, Key={"pk": S("p9"), "sk": S("a")}).get("Item") is None
 
 
+def test_index_key_over_the_key_size_limits_is_refused(ddb, indexed):
+    """An index key value is held to the table key's limits: 2048 bytes for a partition key, 1024
+    for a sort key (developer guide), with the table key's texts."""
+    hash_too_big = INVALID + "Size of hashkey has exceeded the maximum size limit of2048 bytes"
+    range_too_big = (INVALID + "Aggregated size of all range keys has exceeded the size limit of "
+                     "1024 bytes")
+    ddb.put_item(TableName=indexed, Item=row("big", "ok", g="g" * 2048, l="l" * 1024))
+    assert gsi_count(ddb, indexed, "g_all", "g" * 2048) == 1
+    assert_error(ddb.put_item, "ValidationException", hash_too_big, TableName=indexed,
+                 Item=row("big", "a", g="g" * 2049))
+    assert_error(ddb.put_item, "ValidationException", range_too_big, TableName=indexed,
+                 Item=row("big", "b", l="é" * 513))  # 1026 bytes in UTF-8
+    assert_error(ddb.update_item, "ValidationException", hash_too_big, TableName=indexed,
+                 Key={"pk": S("big"), "sk": S("ok")}, UpdateExpression="SET g = :g",
+                 ExpressionAttributeValues={":g": S("g" * 3000)})
+    assert_error(ddb.batch_write_item, "ValidationException", hash_too_big,
+                 RequestItems={indexed: [{"PutRequest": {"Item": row("big", "c", g="g" * 2049)}}]})
+    for sk in ("a", "b", "c"):
+        assert "Item" not in ddb.get_item(TableName=indexed, Key={"pk": S("big"), "sk": S(sk)})
+
+
 def test_paging_and_parallel_scan_through_a_gsi(ddb, table_name):
     make_indexed_table(ddb, table_name)
     batch_put(ddb, table_name, [row(f"p{i:03}", "s", l="m", g=f"G{i % 2}", n=i % 10)
