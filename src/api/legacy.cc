@@ -1,8 +1,11 @@
 #include "api/legacy.h"
 
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include "api/request.h"
+#include "expr/value_ops.h"
 
 namespace ttlstore::api {
 namespace {
@@ -22,20 +25,114 @@ std::string ValuePh(expr::Placeholders& ph, model::AttributeValue v) {
   return token;
 }
 
-// One legacy condition {"ComparisonOperator": op, "AttributeValueList": [...]} (or the older
-// {"Value": v, "Exists": b} form of Expected) on attribute `name`, as expression text.
+// Where a legacy condition comes from: the checks differ (dynalite's validations, written
+// against the service: validateAttributeConditions for Expected, validateConditions for the rest).
+enum class Source { kExpected, kFilter, kKeyConditions };
+
+// The types each comparison operator takes in a filter or key condition (dynalite's tests,
+// written against the service, and the API reference's Condition page). EQ and NE take every
+// type, as the API reference says.
+bool OperatorTakes(const std::string& op, model::ValueType t) {
+  using T = model::ValueType;
+  bool scalar = t == T::kS || t == T::kN || t == T::kB;
+  if (op == "LT" || op == "LE" || op == "GT" || op == "GE" || op == "IN" || op == "BETWEEN") {
+    return scalar;
+  }
+  if (op == "CONTAINS" || op == "NOT_CONTAINS") return scalar;  // "String, Number, or Binary"
+  if (op == "BEGINS_WITH") return t == T::kS || t == T::kB;
+  return true;
+}
+
+// The operators a key condition cannot use (on the partition key NE too).
+bool Indexable(const std::string& op, bool partition_key) {
+  if (op == "NULL" || op == "NOT_NULL" || op == "CONTAINS" || op == "NOT_CONTAINS" || op == "IN") {
+    return false;
+  }
+  return !(partition_key && op == "NE");
+}
+
+// The checks the service makes of an operator and its values, in its order: how many values,
+// one type for all, a type the operator takes (not for Expected), and BETWEEN's order.
+Status CheckArguments(const std::string& op, const std::vector<model::AttributeValue>& args,
+                      Source source) {
+  static const std::map<std::string, std::pair<size_t, size_t>> kCounts = {
+      {"EQ", {1, 1}}, {"NE", {1, 1}}, {"LE", {1, 1}}, {"LT", {1, 1}}, {"GE", {1, 1}},
+      {"GT", {1, 1}}, {"CONTAINS", {1, 1}}, {"NOT_CONTAINS", {1, 1}}, {"BEGINS_WITH", {1, 1}},
+      {"NULL", {0, 0}}, {"NOT_NULL", {0, 0}}, {"IN", {1, SIZE_MAX}}, {"BETWEEN", {2, 2}}};
+  auto count = kCounts.find(op);
+  if (count == kCounts.end()) {
+    return Error::Validation("1 validation error detected: Value '" + op +
+                             "' at 'comparisonOperator' failed to satisfy constraint: Member must "
+                             "satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, "
+                             "GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]");
+  }
+  if (args.size() < count->second.first || args.size() > count->second.second) {
+    return Error::Validation(std::string(kInvalid) + "Invalid number of argument(s) for the " + op +
+                             " ComparisonOperator");
+  }
+  for (const auto& a : args) {
+    if (a.type() != args[0].type()) {
+      return Error::Validation(std::string(kInvalid) +
+                               "AttributeValues inside AttributeValueList must be of same type");
+    }
+  }
+  if (source != Source::kExpected) {
+    for (const auto& a : args) {
+      if (!OperatorTakes(op, a.type())) {
+        return Error::Validation(std::string(kInvalid) + "ComparisonOperator " + op +
+                                 " is not valid for " + model::TypeName(a.type()) +
+                                 " AttributeValue type");
+      }
+    }
+  }
+  if (op == "BETWEEN" && expr::CompareValues(&args[0], expr::CompareOp::kGt, &args[1])) {
+    return Error::Validation(
+        "The BETWEEN condition was provided a range where the lower bound is greater than the "
+        "upper bound");
+  }
+  return Status::Ok();
+}
+
+// One legacy condition {"ComparisonOperator": op, "AttributeValueList": [...]} (or Expected's
+// {"Value": v, "Exists": b}, or {"ComparisonOperator": op, "Value": v}) on attribute `name`,
+// checked as the service checks it, as expression text.
 Result<std::string> ConditionText(const std::string& name, const rapidjson::Value& spec,
-                                  expr::Placeholders& ph) {
+                                  expr::Placeholders& ph, Source source) {
   if (!spec.IsObject()) return Error::Serialization("Unexpected field type");
   std::string path = NamePh(ph, name);
   ASSIGN_OR_RETURN(op, OptString(spec, "ComparisonOperator"));
   ASSIGN_OR_RETURN(exists, OptBool(spec, "Exists"));
   const rapidjson::Value* value = Field(spec, "Value");
+  const rapidjson::Value* list = Field(spec, "AttributeValueList");
   std::vector<model::AttributeValue> args;
-  if (const rapidjson::Value* list = Field(spec, "AttributeValueList")) {
+  if (list) {
     if (!list->IsArray()) return Error::Serialization("Unexpected field type");
     for (const auto& a : list->GetArray()) {
       ASSIGN_OR_RETURN(v, DecodeAttributeValue(a));
+      args.push_back(std::move(v));
+    }
+  }
+  std::string at = " for Attribute: " + name;
+  if (source == Source::kExpected) {
+    if (list && value) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Value and AttributeValueList cannot be used together" + at);
+    }
+    if (op && exists.has_value()) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Exists and ComparisonOperator cannot be used together" + at);
+    }
+    if (op && *op != "NULL" && *op != "NOT_NULL" && !list && !value) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Value or AttributeValueList must be used with ComparisonOperator: " +
+                               *op + at);
+    }
+    if (!op && list) {
+      return Error::Validation(std::string(kInvalid) +
+                               "AttributeValueList can only be used with a ComparisonOperator" + at);
+    }
+    if (op && value) {
+      ASSIGN_OR_RETURN(v, DecodeAttributeValue(*value));
       args.push_back(std::move(v));
     }
   }
@@ -43,58 +140,37 @@ Result<std::string> ConditionText(const std::string& name, const rapidjson::Valu
     if (exists == false) {
       if (value) {
         return Error::Validation(std::string(kInvalid) +
-                                 "Value cannot be used when Exists is false for Attribute: " + name);
+                                 "Value cannot be used when Exists is false" + at);
       }
       return "attribute_not_exists(" + path + ")";
     }
     if (!value) {
-      return Error::Validation(std::string(kInvalid) +
-                               "Value must be provided when Exists is true for Attribute: " + name);
+      return Error::Validation(std::string(kInvalid) + "Value must be provided when Exists is " +
+                               (exists ? "true" : "null") + at);
     }
     ASSIGN_OR_RETURN(v, DecodeAttributeValue(*value));
     return path + " = " + ValuePh(ph, std::move(v));
   }
-  auto need = [&](size_t n) -> Status {
-    if (args.size() == n) return Status::Ok();
-    return Error::Validation(std::string(kInvalid) +
-                             "Invalid number of argument(s) for the " + *op +
-                             " ComparisonOperator");
-  };
+  RETURN_IF_ERROR(CheckArguments(*op, args, source));
   static const std::map<std::string, std::string> kBinary = {
       {"EQ", "="}, {"NE", "<>"}, {"LE", "<="}, {"LT", "<"}, {"GE", ">="}, {"GT", ">"}};
   if (auto it = kBinary.find(*op); it != kBinary.end()) {
-    RETURN_IF_ERROR(need(1));
     return path + " " + it->second + " " + ValuePh(ph, args[0]);
   }
-  if (*op == "NOT_NULL") {
-    RETURN_IF_ERROR(need(0));
-    return "attribute_exists(" + path + ")";
-  }
-  if (*op == "NULL") {
-    RETURN_IF_ERROR(need(0));
-    return "attribute_not_exists(" + path + ")";
-  }
+  if (*op == "NOT_NULL") return "attribute_exists(" + path + ")";
+  if (*op == "NULL") return "attribute_not_exists(" + path + ")";
   if (*op == "CONTAINS" || *op == "NOT_CONTAINS" || *op == "BEGINS_WITH") {
-    RETURN_IF_ERROR(need(1));
     std::string fn = *op == "BEGINS_WITH" ? "begins_with" : "contains";
     std::string call = fn + "(" + path + ", " + ValuePh(ph, args[0]) + ")";
     return *op == "NOT_CONTAINS" ? "NOT " + call : call;
   }
   if (*op == "BETWEEN") {
-    RETURN_IF_ERROR(need(2));
     std::string lo = ValuePh(ph, args[0]);
     return path + " BETWEEN " + lo + " AND " + ValuePh(ph, args[1]);
   }
-  if (*op == "IN") {
-    if (args.empty()) RETURN_IF_ERROR(need(1));
-    std::string list;
-    for (auto& a : args) list += (list.empty() ? "" : ", ") + ValuePh(ph, std::move(a));
-    return path + " IN (" + list + ")";
-  }
-  return Error::Validation("1 validation error detected: Value '" + *op +
-                           "' at 'comparisonOperator' failed to satisfy constraint: Member must "
-                           "satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, "
-                           "NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]");
+  std::string in;  // IN
+  for (auto& a : args) in += (in.empty() ? "" : ", ") + ValuePh(ph, std::move(a));
+  return path + " IN (" + in + ")";
 }
 
 }  // namespace
@@ -135,10 +211,11 @@ Result<std::optional<expr::Condition>> LegacyCondition(const rapidjson::Value& r
                              "must satisfy enum value set: [AND, OR]");
   }
   if (!map || map->ObjectEmpty()) return std::optional<expr::Condition>();
+  Source source = std::string_view(field) == "Expected" ? Source::kExpected : Source::kFilter;
   std::string text;
   for (const auto& m : map->GetObject()) {
     ASSIGN_OR_RETURN(part, ConditionText(std::string(m.name.GetString(), m.name.GetStringLength()),
-                                         m.value, ph));
+                                         m.value, ph, source));
     text += (text.empty() ? "" : (op == "OR" ? " OR " : " AND ")) + ("(" + part + ")");
   }
   ASSIGN_OR_RETURN(condition, expr::Condition::Parse(text, field, ph));
@@ -212,10 +289,19 @@ Result<std::optional<expr::KeyCondition>> LegacyKeyConditions(const rapidjson::V
                                                                expr::Placeholders& ph) {
   ASSIGN_OR_RETURN(map, OptObject(req, "KeyConditions"));
   if (!map) return std::optional<expr::KeyCondition>();
+  if (map->ObjectEmpty() || map->MemberCount() > 2) {
+    return Error::Validation("Conditions can be of length 1 or 2 only");
+  }
   std::string text;
   for (const auto& m : map->GetObject()) {
-    ASSIGN_OR_RETURN(part, ConditionText(std::string(m.name.GetString(), m.name.GetStringLength()),
-                                         m.value, ph));
+    std::string name(m.name.GetString(), m.name.GetStringLength());
+    ASSIGN_OR_RETURN(part, ConditionText(name, m.value, ph, Source::kKeyConditions));
+    // Checked after the values, as the service does (dynalite's query tests).
+    ASSIGN_OR_RETURN(op, OptString(m.value, "ComparisonOperator"));
+    bool key_attribute = name == schema.hash.name || (schema.range && name == schema.range->name);
+    if (op && key_attribute && !Indexable(*op, name == schema.hash.name)) {
+      return Error::Validation("Attempted conditional constraint is not an indexable operation");
+    }
     text += (text.empty() ? "" : " AND ") + part;
   }
   ASSIGN_OR_RETURN(condition, expr::KeyCondition::Parse(text, schema, ph));

@@ -232,9 +232,16 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   Constraints c;
   ASSIGN_OR_RETURN(r, ParseReadHead(req, /*is_query=*/true, c));
   ASSIGN_OR_RETURN(forward, OptBool(req, "ScanIndexForward"));
-  RETURN_IF_ERROR(CheckNoMixing(
-      req, {"KeyConditions", "QueryFilter", "ConditionalOperator", "AttributesToGet"},
-      {"KeyConditionExpression", "FilterExpression", "ProjectionExpression"}));
+  // The service lets KeyConditions go with the other expressions when there is no
+  // KeyConditionExpression, and names the parameters in this order (dynalite's query tests).
+  if (Field(req, "KeyConditionExpression")) {
+    RETURN_IF_ERROR(CheckNoMixing(
+        req, {"AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"},
+        {"ProjectionExpression", "FilterExpression", "KeyConditionExpression"}));
+  } else {
+    RETURN_IF_ERROR(CheckNoMixing(req, {"AttributesToGet", "QueryFilter", "ConditionalOperator"},
+                                  {"ProjectionExpression", "FilterExpression"}));
+  }
   if (!Field(req, "KeyConditionExpression") && !Field(req, "KeyConditions")) {
     return Error::Validation(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
@@ -324,8 +331,8 @@ Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
         "Segment: " + std::to_string(*segment) + " is not less than TotalSegments: " +
         std::to_string(*total));
   }
-  RETURN_IF_ERROR(CheckNoMixing(req, {"ScanFilter", "ConditionalOperator", "AttributesToGet"},
-                                {"FilterExpression", "ProjectionExpression"}));
+  RETURN_IF_ERROR(CheckNoMixing(req, {"AttributesToGet", "ScanFilter", "ConditionalOperator"},
+                                {"ProjectionExpression", "FilterExpression"}));
   ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
   ASSIGN_OR_RETURN(projection, ParseProjection(req, ph));
   RETURN_IF_ERROR(CheckSelect(r, projection.has_value()));

@@ -231,6 +231,38 @@ def test_key_conditions_errors(ddb, tables):
                  KeyConditions={"sk": cmp("EQ", S("alpha"))})
 
 
+def test_key_conditions_go_with_filter_and_projection_expressions(ddb, tables):
+    """Without a KeyConditionExpression, the service takes KeyConditions beside FilterExpression
+    and ProjectionExpression (dynalite's query tests, written against it)."""
+    out = ddb.query(TableName=tables["c"], KeyConditions={"pk": cmp("EQ", S("lq"))},
+                    FilterExpression="#v > :two", ProjectionExpression="sk, #v",
+                    ExpressionAttributeNames={"#v": "val"}, ExpressionAttributeValues={":two": N(2)})
+    assert sorted((i["sk"]["S"], i["val"]["N"]) for i in out["Items"]) == [
+        ("delta", "4"), ("epsilon", "5"), ("gamma", "3")]
+    assert all(set(i) == {"sk", "val"} for i in out["Items"])
+
+
+def test_mixing_names_every_parameter_in_the_service_order(ddb, tables):
+    assert_error(ddb.query, V, BOTH + "Non-expression parameters: {AttributesToGet, QueryFilter, "
+                 "ConditionalOperator, KeyConditions} Expression parameters: {ProjectionExpression, "
+                 "FilterExpression, KeyConditionExpression}", TableName=tables["c"],
+                 AttributesToGet=["a"], QueryFilter={"a": cmp("NULL")}, ConditionalOperator="OR",
+                 KeyConditions={"pk": cmp("EQ", S("lq"))}, ProjectionExpression="a",
+                 FilterExpression="attribute_exists(b)", KeyConditionExpression="pk = :p",
+                 ExpressionAttributeValues={":p": S("lq")})
+    assert_error(ddb.query, V, BOTH + "Non-expression parameters: {AttributesToGet, QueryFilter, "
+                 "ConditionalOperator} Expression parameters: {ProjectionExpression, "
+                 "FilterExpression}", TableName=tables["c"], AttributesToGet=["a"],
+                 QueryFilter={"a": cmp("NULL")}, ConditionalOperator="OR",
+                 KeyConditions={"pk": cmp("EQ", S("lq"))}, ProjectionExpression="a",
+                 FilterExpression="attribute_exists(b)")
+    assert_error(ddb.scan, V, BOTH + "Non-expression parameters: {AttributesToGet, ScanFilter, "
+                 "ConditionalOperator} Expression parameters: {ProjectionExpression, "
+                 "FilterExpression}", TableName=tables["h"], AttributesToGet=["a"],
+                 ScanFilter={"a": cmp("NULL")}, ConditionalOperator="OR", ProjectionExpression="a",
+                 FilterExpression="attribute_exists(b)")
+
+
 # ---- ScanFilter ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sf,op,expected", [
@@ -260,3 +292,94 @@ def test_scan_filter_with_filter_expression_is_rejected(ddb, tables):
                  "parameters: {FilterExpression}", TableName=tables["h"],
                  ScanFilter={"val": cmp("EQ", N(10))}, FilterExpression="val = :v",
                  ExpressionAttributeValues={":v": N(10)})
+
+
+# ---- Legacy condition checks, as the service words them (dynalite's tests, written against it) ----
+
+INV = "One or more parameter values were invalid: "
+
+
+def test_expected_shape_errors(ddb, tables):
+    h = tables["h"]
+    for spec, message in [
+        ({}, INV + "Value must be provided when Exists is null for Attribute: a"),
+        ({"Exists": True}, INV + "Value must be provided when Exists is true for Attribute: a"),
+        ({"ComparisonOperator": "EQ", "Exists": True, "Value": S("x")},
+         INV + "Exists and ComparisonOperator cannot be used together for Attribute: a"),
+        ({"ComparisonOperator": "EQ"},
+         INV + "Value or AttributeValueList must be used with ComparisonOperator: EQ for "
+         "Attribute: a"),
+        ({"AttributeValueList": [S("x")]},
+         INV + "AttributeValueList can only be used with a ComparisonOperator for Attribute: a"),
+        ({"ComparisonOperator": "EQ", "Value": S("x"), "AttributeValueList": [S("x")]},
+         INV + "Value and AttributeValueList cannot be used together for Attribute: a"),
+        ({"ComparisonOperator": "IN", "AttributeValueList": [S("x"), N(1)]},
+         INV + "AttributeValues inside AttributeValueList must be of same type"),
+    ]:
+        assert_error(ddb.put_item, V, message, TableName=h, Item={"pk": S("e")},
+                     Expected={"a": spec})
+    assert get(ddb, h, {"pk": S("e")}) is None
+
+
+def test_expected_with_comparison_operator_and_value(ddb, tables):
+    h = tables["h"]
+    key = fresh(ddb, h, v=N(5))
+    ddb.put_item(TableName=h, Item={**key, "v": N(6)},
+                 Expected={"v": {"ComparisonOperator": "EQ", "Value": N(5)}})
+    ccf(ddb.put_item, TableName=h, Item={**key, "v": N(7)},
+        Expected={"v": {"ComparisonOperator": "GT", "Value": N(100)}})
+
+
+@pytest.mark.parametrize("op,values,bad", [
+    ("LT", [{"BOOL": True}], "BOOL"), ("GE", [{"NULL": True}], "NULL"),
+    ("GT", [{"SS": ["a"]}], "SS"), ("IN", [{"M": {}}], "M"), ("LE", [{"L": []}], "L"),
+    ("CONTAINS", [{"SS": ["a"]}], "SS"), ("NOT_CONTAINS", [{"L": []}], "L"),
+    ("BETWEEN", [{"BOOL": True}, {"BOOL": True}], "BOOL"),
+    ("BEGINS_WITH", [N(1)], "N"), ("BEGINS_WITH", [{"NS": ["1"]}], "NS"),
+])
+def test_filter_operator_value_types(ddb, tables, op, values, bad):
+    message = INV + f"ComparisonOperator {op} is not valid for {bad} AttributeValue type"
+    cond = {"a": {"ComparisonOperator": op, "AttributeValueList": values}}
+    assert_error(ddb.scan, V, message, TableName=tables["h"], ScanFilter=cond)
+    assert_error(ddb.query, V, message, TableName=tables["c"], QueryFilter=cond,
+                 KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                       "AttributeValueList": [S("lq")]}})
+
+
+def test_filter_value_list_checks(ddb, tables):
+    assert_error(ddb.scan, V, INV + "AttributeValues inside AttributeValueList must be of same type",
+                 TableName=tables["h"], ScanFilter={"a": {"ComparisonOperator": "IN",
+                                                          "AttributeValueList": [S("b"), N(1)]}})
+    assert_error(ddb.scan, V, "The BETWEEN condition was provided a range where the lower bound is "
+                 "greater than the upper bound", TableName=tables["h"],
+                 ScanFilter={"val": {"ComparisonOperator": "BETWEEN",
+                                     "AttributeValueList": [N(10), N(2)]}})
+    # CONTAINS of a scalar on a set attribute still works.
+    got = all_items(ddb.scan, TableName=tables["h"],
+                    ScanFilter={"ss": {"ComparisonOperator": "CONTAINS",
+                                       "AttributeValueList": [S("b")]}})
+    assert sorted(i["pk"]["S"] for i in got) == ["sf-2", "sf-3"]
+
+
+def test_key_conditions_checks(ddb, tables):
+    c = tables["c"]
+    eq = {"ComparisonOperator": "EQ", "AttributeValueList": [S("lq")]}
+    assert_error(ddb.query, V, "Conditions can be of length 1 or 2 only", TableName=c,
+                 KeyConditions={})
+    for op in ["NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"]:
+        spec = {"ComparisonOperator": op}
+        if op not in ("NULL", "NOT_NULL"):
+            spec["AttributeValueList"] = [S("lq")]
+        assert_error(ddb.query, V, "Attempted conditional constraint is not an indexable operation",
+                     TableName=c, KeyConditions={"pk": spec})
+        if op != "NE":
+            assert_error(ddb.query, V,
+                         "Attempted conditional constraint is not an indexable operation",
+                         TableName=c, KeyConditions={"pk": eq, "sk": spec})
+    assert_error(ddb.query, V, "The BETWEEN condition was provided a range where the lower bound "
+                 "is greater than the upper bound", TableName=c,
+                 KeyConditions={"pk": eq, "sk": {"ComparisonOperator": "BETWEEN",
+                                                 "AttributeValueList": [S("b"), S("a")]}})
+    got = all_items(ddb.query, TableName=c, KeyConditions={
+        "pk": eq, "sk": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [S("b"), S("e")]}})
+    assert sorted(i["sk"]["S"] for i in got) == ["beta", "delta"]
