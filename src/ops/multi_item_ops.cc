@@ -69,7 +69,10 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
         outcome.reasons[i] = {"ValidationError", e.message(), std::nullopt};
         continue;
       }
-      updated[i] = std::move(*item);
+      // A removal from a missing item writes nothing (ItemOps::CreatesNothing).
+      if (!ItemOps::CreatesNothing(a.item, olds[i], a.update ? &*a.update : nullptr, *item)) {
+        updated[i] = std::move(*item);
+      }
     }
   }
   if (outcome.cancelled) return outcome;
@@ -82,8 +85,9 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
         ops.AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
         break;
       case Kind::kUpdate:
-        ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]),
-                        olds[i]);
+        if (updated[i]) {
+          ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]), olds[i]);
+        }
         break;
       case Kind::kDelete:
         ops.AddDelete(batch, *a.table, keys[i], olds[i]);

@@ -59,6 +59,21 @@ TEST_F(MultiItemOpsTest, ASuccessfulTransactionAppliesEveryAction) {
   EXPECT_FALSE(ops_->Get(table_, {{"pk", S("a")}, {"sk", N("1")}})->item.has_value());
 }
 
+TEST_F(MultiItemOpsTest, AnUpdateThatOnlyRemovesFromAMissingItemWritesNothing) {
+  expr::Placeholders ph;
+  auto remove = expr::Update::Parse("REMOVE x", ph);
+  ASSERT_TRUE(remove.ok());
+  std::vector<TransactAction> actions(2);
+  actions[0] = {TransactAction::Kind::kUpdate, Table(), {{"pk", S("ghost")}, {"sk", N("1")}}};
+  actions[0].update = std::move(*remove);
+  actions[1] = {TransactAction::Kind::kPut, Table(), Row("real", "1")};
+  auto outcome = TransactWrite(*ops_, actions);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->cancelled);
+  EXPECT_FALSE(ops_->Get(table_, {{"pk", S("ghost")}, {"sk", N("1")}})->item.has_value());
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
+}
+
 TEST(IdempotencyCache, ReplaysForTenMinutesAndRejectsADifferentRequest) {
   FakeClock clock(1'000'000);
   IdempotencyCache cache(clock);
