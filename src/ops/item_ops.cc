@@ -244,7 +244,7 @@ Result<WriteOutcome> ItemOps::Update(const model::TableDescriptor& table, const 
   if (out.condition_failed) return out;
   ASSIGN_OR_RETURN(item, Updated(key, old, update));
   if (CreatesNothing(key, old, update, item)) return out;
-  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item));
+  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item, index::IndexKeyWrite::kUpdate));
   out.new_size = model::ItemSize(item);
   storage::WriteBatch batch(store_);
   AddPut(batch, table, encoded, item, out.new_size, old);

@@ -62,7 +62,13 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
     }
     if (a.kind == Kind::kUpdate) {
       auto item = ItemOps::Updated(a.item, olds[i], a.update ? &*a.update : nullptr);
-      Status keys_ok = item ? index::ValidateIndexKeys(*a.table, *item) : Status::Ok();
+      // An empty index key value fails the whole request; a wrong-typed one, like a size or
+      // type error of the update, only cancels the transaction (index_writer.h).
+      if (item) {
+        RETURN_IF_ERROR(
+            index::CheckIndexKeysNotEmpty(*a.table, *item, index::IndexKeyWrite::kUpdate));
+      }
+      Status keys_ok = item ? index::CheckIndexKeyTypes(*a.table, *item) : Status::Ok();
       if (!item || !keys_ok) {
         outcome.cancelled = true;
         const Error& e = item ? keys_ok.error() : item.error();

@@ -74,6 +74,27 @@ TEST_F(MultiItemOpsTest, AnUpdateThatOnlyRemovesFromAMissingItemWritesNothing) {
   EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
 }
 
+TEST_F(MultiItemOpsTest, AnEmptyIndexKeyFromAnUpdateFailsTheWholeTransaction) {
+  model::SecondaryIndex g;
+  g.name = "by_g";
+  g.id = 1;
+  g.global = true;
+  g.key.hash = {"g", model::ValueType::kS};
+  g.projection = model::ProjectionType::kKeysOnly;
+  table_.indexes.push_back(g);
+  expr::Placeholders ph;
+  ph.values.emplace(":e", S(""));
+  auto set = expr::Update::Parse("SET g = :e", ph);
+  ASSERT_TRUE(set.ok());
+  std::vector<TransactAction> actions(1);
+  actions[0] = {TransactAction::Kind::kUpdate, Table(), {{"pk", S("a")}, {"sk", N("1")}}};
+  actions[0].update = std::move(*set);
+  auto outcome = TransactWrite(*ops_, actions);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code(), ErrorCode::kValidation);
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 0);
+}
+
 TEST(IdempotencyCache, ReplaysForTenMinutesAndRejectsADifferentRequest) {
   FakeClock clock(1'000'000);
   IdempotencyCache cache(clock);
