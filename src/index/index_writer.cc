@@ -59,7 +59,13 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
   }
 }
 
-Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item) {
+namespace {
+
+// Which checks CheckIndexKeys runs: kTypes the type and the size limits, kNotEmpty empty values.
+enum Checks : unsigned { kTypes = 1, kNotEmpty = 2 };
+
+Status CheckIndexKeys(const model::TableDescriptor& table, const model::Item& item,
+                      IndexKeyWrite write, unsigned checks) {
   for (const model::SecondaryIndex& index : table.indexes) {
     for (const model::KeyElement* element :
          {&index.key.hash, index.key.range ? &*index.key.range : nullptr}) {
@@ -68,24 +74,36 @@ Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item&
       if (it == item.end()) continue;
       const model::AttributeValue& v = it->second;
       if (v.type() != element->type) {
+        if (!(checks & kTypes)) continue;
         return Error::Validation(
             "One or more parameter values were invalid: Type mismatch for Index Key " +
             element->name + " Expected: " + model::TypeName(element->type) +
             " Actual: " + model::TypeName(v.type()) + " IndexName: " + index.name);
       }
-      if (v.type() != model::ValueType::kN && v.scalar().empty()) {
+      if (v.type() == model::ValueType::kN) continue;
+      if (v.scalar().empty()) {
+        if (!(checks & kNotEmpty)) continue;
+        const char* what = v.type() == model::ValueType::kS ? "string" : "binary";
+        if (write == IndexKeyWrite::kUpdate) {
+          return Error::Validation(
+              std::string("One or more parameter values are not valid. The update expression "
+                          "attempted to update a secondary index key to a value that is not "
+                          "supported. The AttributeValue for a key attribute cannot contain an "
+                          "empty ") +
+              what + " value.");
+        }
         return Error::Validation(
             std::string("One or more parameter values are not valid. A value specified for a "
                         "secondary index key is not supported. The AttributeValue for a key "
                         "attribute cannot contain an empty ") +
-            (v.type() == model::ValueType::kS ? "string" : "binary") +
-            " value. IndexName: " + index.name + ", IndexKey: " + element->name);
+            what + " value. IndexName: " + index.name + ", IndexKey: " + element->name);
       }
       // The table's key limits hold for index keys too (developer guide, "Global secondary
-      // indexes": key attribute values of at most 2048 and 1024 bytes); the texts are the
-      // table key's, as users report the service answering.
+      // indexes": key attribute values of at most 2048 and 1024 bytes); the texts are the table
+      // key's, as users report the service answering. Checked with the types: in a transaction
+      // it cancels the action, as a table key over its limit does.
       bool hash = element == &index.key.hash;
-      if (v.type() != model::ValueType::kN &&
+      if ((checks & kTypes) &&
           v.scalar().size() > (hash ? model::kMaxPartitionKeyBytes : model::kMaxSortKeyBytes)) {
         return Error::Validation(
             hash ? "One or more parameter values were invalid: Size of hashkey has exceeded the "
@@ -96,6 +114,22 @@ Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item&
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item,
+                         IndexKeyWrite write) {
+  return CheckIndexKeys(table, item, write, kTypes | kNotEmpty);
+}
+
+Status CheckIndexKeysNotEmpty(const model::TableDescriptor& table, const model::Item& item,
+                              IndexKeyWrite write) {
+  return CheckIndexKeys(table, item, write, kNotEmpty);
+}
+
+Status CheckIndexKeyTypes(const model::TableDescriptor& table, const model::Item& item) {
+  return CheckIndexKeys(table, item, IndexKeyWrite::kPut, kTypes);
 }
 
 }  // namespace ttlstore::index

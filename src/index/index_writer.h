@@ -21,9 +21,20 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
                      const std::string& item_key, const model::Item* old_item,
                      const model::Item* new_item);
 
+// Which write an index key comes from: the service words an empty index key value differently
+// for an UpdateExpression (conformance tier3/error-messages, index-key cases).
+enum class IndexKeyWrite { kPut, kUpdate };
+
 // The service's checks of an item's index key attributes before a write: an index key
 // attribute that is present must have the type its AttributeDefinition declares and must not be
 // an empty string or binary. (An absent one just leaves the item out of that index.)
-Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item);
+Status ValidateIndexKeys(const model::TableDescriptor& table, const model::Item& item,
+                         IndexKeyWrite write = IndexKeyWrite::kPut);
+// Each half of ValidateIndexKeys alone. Inside TransactWriteItems they answer differently: an
+// empty value fails the whole request, a wrong type only cancels the transaction with a
+// ValidationError reason (conformance tier3/error-messages/transactWriteItems).
+Status CheckIndexKeysNotEmpty(const model::TableDescriptor& table, const model::Item& item,
+                              IndexKeyWrite write);
+Status CheckIndexKeyTypes(const model::TableDescriptor& table, const model::Item& item);
 
 }  // namespace ttlstore::index

@@ -194,6 +194,11 @@ Result<model::Item> ItemOps::Updated(const model::Item& key, const ReadOutcome& 
   return item;
 }
 
+bool ItemOps::CreatesNothing(const model::Item& key, const ReadOutcome& old,
+                             const expr::Update* update, const model::Item& updated) {
+  return !old.item && update && updated == key;
+}
+
 Result<WriteOutcome> ItemOps::Put(const model::TableDescriptor& table, const model::Item& item,
                                   const expr::Condition* condition) {
   std::string key = EncodedKey(table, item);
@@ -238,7 +243,8 @@ Result<WriteOutcome> ItemOps::Update(const model::TableDescriptor& table, const 
   ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
   if (out.condition_failed) return out;
   ASSIGN_OR_RETURN(item, Updated(key, old, update));
-  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item));
+  if (CreatesNothing(key, old, update, item)) return out;
+  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item, index::IndexKeyWrite::kUpdate));
   out.new_size = model::ItemSize(item);
   storage::WriteBatch batch(store_);
   AddPut(batch, table, encoded, item, out.new_size, old);

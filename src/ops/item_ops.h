@@ -74,7 +74,9 @@ class ItemOps {
                               const expr::Condition* condition);
   // Applies `update` (may be null: the item is only created) to the item, or to a new item made
   // of `key` when absent, if `condition` holds. Errors from the update (type errors, size) leave
-  // the item unchanged. REQUIRES: ValidateKey passed; the update does not touch key attributes.
+  // the item unchanged. An update that only removes attributes of a missing item writes nothing
+  // (CreatesNothing): the outcome then has neither old_item nor new_item.
+  // REQUIRES: ValidateKey passed; the update does not touch key attributes.
   Result<WriteOutcome> Update(const model::TableDescriptor& table, const model::Item& key,
                               const expr::Update* update, const expr::Condition* condition);
 
@@ -96,6 +98,12 @@ class ItemOps {
   // checked. Shared by UpdateItem and TransactWriteItems.
   static Result<model::Item> Updated(const model::Item& key, const ReadOutcome& old,
                                      const expr::Update* update);
+  // Whether an update whose result is `updated` writes nothing: the item was missing and the
+  // update (REMOVE and set DELETE actions only) left just the key. The service then creates no
+  // item (Alternator's test_update_item_non_existent, run against DynamoDB); an update with no
+  // actions at all (no UpdateExpression, or AttributeUpdates {}) still creates the key-only item.
+  static bool CreatesNothing(const model::Item& key, const ReadOutcome& old,
+                             const expr::Update* update, const model::Item& updated);
 
   // Writes whose TTL value looks like milliseconds rather than seconds (model::
   // kMillisecondsLikeSeconds): such items never expire in practice, the most common TTL mistake.

@@ -62,14 +62,23 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
     }
     if (a.kind == Kind::kUpdate) {
       auto item = ItemOps::Updated(a.item, olds[i], a.update ? &*a.update : nullptr);
-      Status keys_ok = item ? index::ValidateIndexKeys(*a.table, *item) : Status::Ok();
+      // An empty index key value fails the whole request; a wrong-typed one, like a size or
+      // type error of the update, only cancels the transaction (index_writer.h).
+      if (item) {
+        RETURN_IF_ERROR(
+            index::CheckIndexKeysNotEmpty(*a.table, *item, index::IndexKeyWrite::kUpdate));
+      }
+      Status keys_ok = item ? index::CheckIndexKeyTypes(*a.table, *item) : Status::Ok();
       if (!item || !keys_ok) {
         outcome.cancelled = true;
         const Error& e = item ? keys_ok.error() : item.error();
         outcome.reasons[i] = {"ValidationError", e.message(), std::nullopt};
         continue;
       }
-      updated[i] = std::move(*item);
+      // A removal from a missing item writes nothing (ItemOps::CreatesNothing).
+      if (!ItemOps::CreatesNothing(a.item, olds[i], a.update ? &*a.update : nullptr, *item)) {
+        updated[i] = std::move(*item);
+      }
     }
   }
   if (outcome.cancelled) return outcome;
@@ -82,8 +91,9 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
         ops.AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
         break;
       case Kind::kUpdate:
-        ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]),
-                        olds[i]);
+        if (updated[i]) {
+          ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]), olds[i]);
+        }
         break;
       case Kind::kDelete:
         ops.AddDelete(batch, *a.table, keys[i], olds[i]);

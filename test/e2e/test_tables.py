@@ -198,10 +198,23 @@ def test_list_tables_paginator(ddb):
 def test_delete_table_returns_description_then_table_is_gone(ddb, table_name):
     create_table(ddb, table_name)
     ddb.put_item(TableName=table_name, Item={"pk": {"S": "a"}})
+    described = ddb.describe_table(TableName=table_name)["Table"]
     desc = ddb.delete_table(TableName=table_name)["TableDescription"]
     assert desc["TableName"] == table_name
     assert desc["TableStatus"] == "DELETING"
-    assert desc["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]
+    # The service's answer (Alternator test_table.py::test_delete_table_description, run
+    # against DynamoDB): id, ARN, billing, throughput, count and size; no schema.
+    assert desc["TableId"] == described["TableId"]
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                        desc["TableId"])
+    assert desc["TableArn"] == described["TableArn"]
+    assert desc["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert desc["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] is not None
+    assert desc["ProvisionedThroughput"] == {"NumberOfDecreasesToday": 0,
+                                             "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    assert (desc["ItemCount"], desc["TableSizeBytes"]) == (1, described["TableSizeBytes"])
+    for absent in ("CreationDateTime", "KeySchema", "AttributeDefinitions"):
+        assert absent not in desc
     assert table_name not in ddb.list_tables()["TableNames"]
     assert_error(ddb.describe_table, "ResourceNotFoundException",
                  f"Requested resource not found: Table: {table_name} not found",
@@ -211,6 +224,29 @@ def test_delete_table_returns_description_then_table_is_gone(ddb, table_name):
     assert_error(ddb.delete_table, "ResourceNotFoundException",
                  f"Requested resource not found: Table: {table_name} not found",
                  TableName=table_name)
+
+
+def test_delete_table_answer_leaves_out_indexes(ddb, table_name):
+    # Alternator test_table.py::test_delete_table_description_with_si (run against DynamoDB):
+    # DescribeTable lists the indexes, DeleteTable's answer does not.
+    ddb.create_table(
+        TableName=table_name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("p", "c", "x")],
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                   {"AttributeName": "c", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{"IndexName": "hello",
+                                 "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}],
+        LocalSecondaryIndexes=[{"IndexName": "hithere",
+                                "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"},
+                                              {"AttributeName": "x", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "ALL"}}])
+    described = ddb.describe_table(TableName=table_name)["Table"]
+    deleted = ddb.delete_table(TableName=table_name)["TableDescription"]
+    for field in ("KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes",
+                  "LocalSecondaryIndexes"):
+        assert field in described
+        assert field not in deleted
 
 
 def test_deleted_table_name_can_be_reused_and_starts_empty(ddb, table_name):

@@ -272,3 +272,128 @@ def test_transact_get_the_same_item_twice_is_rejected(ddb, tables):
     ddb.put_item(TableName=h, Item=key)
     assert_error(ddb.transact_get_items, V, MULTIPLE_OPS, TransactItems=[
         {"Get": {"TableName": h, "Key": key}}, {"Get": {"TableName": h, "Key": key}}])
+
+
+# ---- validation inside a transaction (issue 18) ---------------------------------------------------
+# Alternator's test_transact.py, run against the service: per-action validation happens before any
+# condition is evaluated and only the first invalid action is named; a bad enum or an empty index
+# key fails the whole request. Conformance tier3/error-messages/transactWriteItems for the texts.
+
+def test_only_the_first_invalid_action_is_named(ddb, tables):
+    h = tables["h"]
+    fresh = k()
+    e = ddb_error(ddb.transact_write_items, TransactItems=[
+        {"Put": {"TableName": h, "Item": {"pk": N(7)}}},
+        {"Put": {"TableName": h, "Item": {"pk": N(8)}}},
+        {"Put": {"TableName": h, "Item": fresh, "ConditionExpression": "attribute_exists(pk)"}},
+    ])
+    codes = ["ValidationError", "None", "None"]
+    assert (e.code, e.message) == (CANCELLED, tx_cancelled_message(codes))
+    assert cancel_reasons(e) == [
+        {"Code": "ValidationError", "Message": "One or more parameter values were invalid: "
+         "Type mismatch for key pk expected: S actual: N"},
+        {"Code": "None"}, {"Code": "None"}]
+    assert get(ddb, h, fresh) is None
+
+
+def test_transact_get_names_only_the_first_invalid_key(ddb, tables):
+    h = tables["h"]
+    e = ddb_error(ddb.transact_get_items, TransactItems=[
+        {"Get": {"TableName": h, "Key": {"pk": N(1)}}},
+        {"Get": {"TableName": h, "Key": {"pk": N(2)}}}])
+    assert cancel_reasons(e) == [
+        {"Code": "ValidationError", "Message": "The provided key element does not match the schema"},
+        {"Code": "None"}]
+
+
+@pytest.mark.parametrize("kind", ["Update", "Delete", "ConditionCheck"])
+def test_return_values_on_condition_check_failure_per_action_kind(ddb, tables, kind):
+    h = tables["h"]
+    key, missing = k(), k()
+    ddb.put_item(TableName=h, Item={**key, "v": N(42)})
+
+    def action(target, mode):
+        spec = {"TableName": h, "Key": target, "ConditionExpression": "v = :no",
+                "ExpressionAttributeValues": {":no": N(43)},
+                "ReturnValuesOnConditionCheckFailure": mode}
+        if kind == "Update":
+            spec["UpdateExpression"] = "SET w = :no"
+        return {kind: spec}
+
+    e = ddb_error(ddb.transact_write_items,
+                  TransactItems=[action(key, "ALL_OLD"), action(missing, "ALL_OLD")])
+    assert cancel_reasons(e) == [
+        {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed",
+         "Item": {**key, "v": N(42)}},
+        # The item does not exist: nothing to return.
+        {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}]
+    e = ddb_error(ddb.transact_write_items, TransactItems=[action(key, "NONE")])
+    assert cancel_reasons(e) == [{"Code": "ConditionalCheckFailed",
+                                  "Message": "The conditional request failed"}]
+    assert get(ddb, h, key) == {**key, "v": N(42)}
+
+
+@pytest.mark.parametrize("value", ["none", "DOG", "UPDATED_OLD"])
+def test_bad_return_values_on_condition_check_failure_fails_the_request(ddb, tables, value):
+    h = tables["h"]
+    key = k()
+    assert_error(ddb.transact_write_items, V,
+                 f"1 validation error detected: Value '{value}' at "
+                 "'transactItems.2.member.delete.returnValuesOnConditionCheckFailure' failed to "
+                 "satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]",
+                 TransactItems=[
+                     {"Put": {"TableName": h, "Item": key}},
+                     {"Delete": {"TableName": h, "Key": k(),
+                                 "ReturnValuesOnConditionCheckFailure": value}}])
+    assert get(ddb, h, key) is None
+
+
+@pytest.fixture(scope="module")
+def gsi_table(ddb):
+    name = unique_name("txgsi")
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g",
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}])
+    yield name
+    drop_table(ddb, name)
+
+
+EMPTY_INDEX_KEY_PUT = ("One or more parameter values are not valid. A value specified for a "
+                       "secondary index key is not supported. The AttributeValue for a key "
+                       "attribute cannot contain an empty string value. IndexName: by_g, "
+                       "IndexKey: g")
+EMPTY_INDEX_KEY_UPDATE = ("One or more parameter values are not valid. The update expression "
+                          "attempted to update a secondary index key to a value that is not "
+                          "supported. The AttributeValue for a key attribute cannot contain an "
+                          "empty string value.")
+
+
+def test_empty_index_key_value_fails_the_whole_transaction(ddb, gsi_table):
+    key = k()
+    assert_error(ddb.transact_write_items, V, EMPTY_INDEX_KEY_PUT, TransactItems=[
+        {"Put": {"TableName": gsi_table, "Item": {**key, "g": S("")}}}])
+    assert_error(ddb.transact_write_items, V, EMPTY_INDEX_KEY_UPDATE, TransactItems=[
+        {"Put": {"TableName": gsi_table, "Item": k()}},
+        {"Update": {"TableName": gsi_table, "Key": key, "UpdateExpression": "SET g = :e",
+                    "ExpressionAttributeValues": {":e": S("")}}}])
+    assert get(ddb, gsi_table, key) is None
+    # A wrong type only cancels it.
+    e = ddb_error(ddb.transact_write_items, TransactItems=[
+        {"Put": {"TableName": gsi_table, "Item": {**key, "g": N(1)}}}])
+    assert cancel_reasons(e) == [{"Code": "ValidationError", "Message": "One or more parameter "
+                                  "values were invalid: Type mismatch for Index Key g Expected: "
+                                  "S Actual: N IndexName: by_g"}]
+
+
+def test_update_item_words_an_empty_index_key_as_an_update(ddb, gsi_table):
+    key = k()
+    assert_error(ddb.update_item, V, EMPTY_INDEX_KEY_UPDATE, TableName=gsi_table, Key=key,
+                 UpdateExpression="SET g = :e", ExpressionAttributeValues={":e": S("")})
+    assert_error(ddb.put_item, V, EMPTY_INDEX_KEY_PUT, TableName=gsi_table,
+                 Item={**key, "g": S("")})
+    assert get(ddb, gsi_table, key) is None

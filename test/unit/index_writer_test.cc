@@ -76,6 +76,23 @@ TEST_F(IndexWriterTest, ValidateRejectsTypeClashAndEmptyValue) {
             "string value. IndexName: by_g, IndexKey: g");
 }
 
+TEST_F(IndexWriterTest, EmptyValueAndWrongTypeAreCheckedApartAndWordedPerWrite) {
+  model::Item empty = Row("a", "1");
+  empty["g"] = S("");
+  Status s = index::CheckIndexKeysNotEmpty(table_, empty, index::IndexKeyWrite::kUpdate);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(),
+            "One or more parameter values are not valid. The update expression attempted to "
+            "update a secondary index key to a value that is not supported. The AttributeValue "
+            "for a key attribute cannot contain an empty string value.");
+  EXPECT_TRUE(index::CheckIndexKeyTypes(table_, empty).ok());
+  model::Item typed = Row("a", "1");
+  typed["g"] = N("1");
+  EXPECT_TRUE(index::CheckIndexKeysNotEmpty(table_, typed, index::IndexKeyWrite::kUpdate).ok());
+  EXPECT_FALSE(index::CheckIndexKeyTypes(table_, typed).ok());
+  EXPECT_FALSE(index::ValidateIndexKeys(table_, typed, index::IndexKeyWrite::kUpdate).ok());
+}
+
 // The catalog seen by the builder: one table, replaced in place.
 class OneTableCatalog : public index::IndexCatalog {
  public:

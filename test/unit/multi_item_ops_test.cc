@@ -59,6 +59,42 @@ TEST_F(MultiItemOpsTest, ASuccessfulTransactionAppliesEveryAction) {
   EXPECT_FALSE(ops_->Get(table_, {{"pk", S("a")}, {"sk", N("1")}})->item.has_value());
 }
 
+TEST_F(MultiItemOpsTest, AnUpdateThatOnlyRemovesFromAMissingItemWritesNothing) {
+  expr::Placeholders ph;
+  auto remove = expr::Update::Parse("REMOVE x", ph);
+  ASSERT_TRUE(remove.ok());
+  std::vector<TransactAction> actions(2);
+  actions[0] = {TransactAction::Kind::kUpdate, Table(), {{"pk", S("ghost")}, {"sk", N("1")}}};
+  actions[0].update = std::move(*remove);
+  actions[1] = {TransactAction::Kind::kPut, Table(), Row("real", "1")};
+  auto outcome = TransactWrite(*ops_, actions);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->cancelled);
+  EXPECT_FALSE(ops_->Get(table_, {{"pk", S("ghost")}, {"sk", N("1")}})->item.has_value());
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
+}
+
+TEST_F(MultiItemOpsTest, AnEmptyIndexKeyFromAnUpdateFailsTheWholeTransaction) {
+  model::SecondaryIndex g;
+  g.name = "by_g";
+  g.id = 1;
+  g.global = true;
+  g.key.hash = {"g", model::ValueType::kS};
+  g.projection = model::ProjectionType::kKeysOnly;
+  table_.indexes.push_back(g);
+  expr::Placeholders ph;
+  ph.values.emplace(":e", S(""));
+  auto set = expr::Update::Parse("SET g = :e", ph);
+  ASSERT_TRUE(set.ok());
+  std::vector<TransactAction> actions(1);
+  actions[0] = {TransactAction::Kind::kUpdate, Table(), {{"pk", S("a")}, {"sk", N("1")}}};
+  actions[0].update = std::move(*set);
+  auto outcome = TransactWrite(*ops_, actions);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code(), ErrorCode::kValidation);
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 0);
+}
+
 TEST(IdempotencyCache, ReplaysForTenMinutesAndRejectsADifferentRequest) {
   FakeClock clock(1'000'000);
   IdempotencyCache cache(clock);
