@@ -131,7 +131,9 @@ Result<std::string> PutItem(const Services& s, const rapidjson::Value& req) {
   JsonWriter jw(buf);
   jw.StartObject();
   if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
-  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  WriteItemWriteCapacity(jw, w.head,
+                         ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)),
+                         outcome.old_item ? &*outcome.old_item : nullptr, &item);
   WriteItemCollectionMetrics(jw, s, w, item);
   jw.EndObject();
   return Finish(buf);
@@ -185,7 +187,8 @@ Result<std::string> DeleteItem(const Services& s, const rapidjson::Value& req) {
   JsonWriter jw(buf);
   jw.StartObject();
   if (w.return_values == "ALL_OLD" && outcome.old_item) WriteAttributes(jw, *outcome.old_item);
-  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(outcome.old_size));
+  WriteItemWriteCapacity(jw, w.head, ops::WriteCapacityUnits(outcome.old_size),
+                         outcome.old_item ? &*outcome.old_item : nullptr, nullptr);
   WriteItemCollectionMetrics(jw, s, w, key);
   jw.EndObject();
   return Finish(buf);
@@ -249,7 +252,10 @@ Result<std::string> UpdateItem(const Services& s, const rapidjson::Value& req) {
     model::Item part = AtPaths(*outcome.new_item, paths);
     if (!part.empty()) WriteAttributes(jw, part);
   }
-  WriteCapacity(jw, w.head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+  WriteItemWriteCapacity(jw, w.head,
+                         ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)),
+                         outcome.old_item ? &*outcome.old_item : nullptr,
+                         outcome.new_item ? &*outcome.new_item : nullptr);
   WriteItemCollectionMetrics(jw, s, w, key);
   jw.EndObject();
   return Finish(buf);

@@ -65,22 +65,48 @@ Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& 
   return legacy;
 }
 
-void WriteCapacity(JsonWriter& w, const ItemRequest& r, double units) {
+void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
+                   const std::vector<ops::IndexCapacity>& indexes) {
   if (!r.return_capacity || *r.return_capacity == "NONE") return;
+  double total = table_units;
+  for (const auto& ix : indexes) total += ix.units;
   w.Key("ConsumedCapacity");
   w.StartObject();
   w.Key("TableName");
   WriteString(w, r.table->name);
   w.Key("CapacityUnits");
-  w.Double(units);
+  w.Double(total);
   if (*r.return_capacity == "INDEXES") {
     w.Key("Table");
     w.StartObject();
     w.Key("CapacityUnits");
-    w.Double(units);
+    w.Double(table_units);
     w.EndObject();
+    for (bool global : {false, true}) {
+      bool any = false;
+      for (const auto& ix : indexes) {
+        if (ix.global != global) continue;
+        if (!any) {
+          w.Key(global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
+          w.StartObject();
+          any = true;
+        }
+        w.Key(ix.name.c_str(), static_cast<rapidjson::SizeType>(ix.name.size()));
+        w.StartObject();
+        w.Key("CapacityUnits");
+        w.Double(ix.units);
+        w.EndObject();
+      }
+      if (any) w.EndObject();
+    }
   }
   w.EndObject();
+}
+
+void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
+                            const model::Item* old_item, const model::Item* new_item) {
+  if (!r.return_capacity || *r.return_capacity == "NONE") return;
+  WriteCapacity(w, r, table_units, ops::IndexWriteCapacity(*r.table, old_item, new_item));
 }
 
 void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,

@@ -10,6 +10,7 @@
 
 #include "api/dispatch.h"
 #include "api/json_value.h"
+#include "ops/capacity.h"
 #include "api/request.h"
 #include "expr/condition.h"
 #include "expr/placeholders.h"
@@ -49,8 +50,15 @@ Result<std::optional<expr::Condition>> ParseCondition(const rapidjson::Value& re
 Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& req,
                                                         expr::Placeholders& ph);
 
-// Writes "ConsumedCapacity" for one table if the request asked for it.
-void WriteCapacity(JsonWriter& w, const ItemRequest& r, double units);
+// Writes "ConsumedCapacity" for one table if the request asked for it: CapacityUnits counts the
+// table's units and every index's; INDEXES also breaks them down (Table, and the indexes under
+// GlobalSecondaryIndexes / LocalSecondaryIndexes by name).
+void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
+                   const std::vector<ops::IndexCapacity>& indexes = {});
+// The same for a single-item write that replaced `old_item` with `new_item` (either may be
+// null): the table's units and what it wrote to each index (ops::IndexWriteCapacity).
+void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
+                            const model::Item* old_item, const model::Item* new_item);
 // Writes "ConsumedCapacity" as a list with one entry per table (batches, transactions, PartiQL),
 // if `mode` asks for it.
 void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,

@@ -177,28 +177,7 @@ void WriteReadCapacity(JsonWriter& w, const ReadHead& r, const ops::Page& page,
                                               r.consistent);
   double table_units =
       page.base_bytes_read ? ops::ReadCapacityUnits(page.base_bytes_read, r.consistent) : 0.0;
-  w.Key("ConsumedCapacity");
-  w.StartObject();
-  w.Key("TableName");
-  WriteString(w, r.head.table->name);
-  w.Key("CapacityUnits");
-  w.Double(index_units + table_units);
-  if (*r.head.return_capacity == "INDEXES") {
-    w.Key("Table");
-    w.StartObject();
-    w.Key("CapacityUnits");
-    w.Double(table_units);
-    w.EndObject();
-    w.Key(ix->global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
-    w.StartObject();
-    w.Key(ix->name.c_str(), static_cast<rapidjson::SizeType>(ix->name.size()));
-    w.StartObject();
-    w.Key("CapacityUnits");
-    w.Double(index_units);
-    w.EndObject();
-    w.EndObject();
-  }
-  w.EndObject();
+  WriteCapacity(w, r.head, table_units, {{ix->name, ix->global, index_units}});
 }
 
 std::string RenderPage(const ReadHead& r, const ops::Page& page,

@@ -34,6 +34,22 @@ std::optional<Entry> EntryOf(const model::TableDescriptor& table,
   return e;
 }
 
+// The writes that replacing `before` with `after` makes to one index: none when the entry is
+// the same, a delete of the old entry when the item leaves the index or its index key changes,
+// and a put of the new entry when the item is in the index afterwards.
+struct EntryChange {
+  bool unchanged = false;
+  bool remove = false;
+  bool put = false;
+};
+
+EntryChange ChangeOf(const std::optional<Entry>& before, const std::optional<Entry>& after) {
+  if (before && after && before->key == after->key && before->value() == after->value()) {
+    return {.unchanged = true};
+  }
+  return {.remove = before && (!after || before->key != after->key), .put = after.has_value()};
+}
+
 }  // namespace
 
 void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
@@ -49,14 +65,33 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
       auto existing = batch.store().Get(storage::Family::kIndexes, before->key);
       if (!existing || !*existing) before.reset();
     }
-    if (before && after && before->key == after->key && before->value() == after->value()) continue;
-    if (before && (!after || before->key != after->key)) {
-      batch.Delete(storage::Family::kIndexes, before->key);
+    EntryChange change = ChangeOf(before, after);
+    if (change.unchanged) continue;
+    if (change.remove) batch.Delete(storage::Family::kIndexes, before->key);
+    if (change.put) {
+      batch.Put(storage::Family::kIndexes, after->key, storage::EncodeItem(after->value()));
     }
-    if (after) batch.Put(storage::Family::kIndexes, after->key, storage::EncodeItem(after->value()));
     batch.AddIndexStats(table.id, index.id, (after ? 1 : 0) - (before ? 1 : 0),
                         (after ? after->size : 0) - (before ? before->size : 0));
   }
+}
+
+std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,
+                                            const model::Item* old_item,
+                                            const model::Item* new_item) {
+  std::vector<IndexEntryWrites> out;
+  for (const model::SecondaryIndex& index : table.indexes) {
+    // The item key is the same before and after, so any one value compares entries alike.
+    std::optional<Entry> before = EntryOf(table, index, std::string(), old_item);
+    std::optional<Entry> after = EntryOf(table, index, std::string(), new_item);
+    EntryChange change = ChangeOf(before, after);
+    if (change.unchanged || (!change.remove && !change.put)) continue;
+    IndexEntryWrites writes{&index, {}};
+    if (change.remove) writes.sizes.push_back(static_cast<size_t>(before->size));
+    if (change.put) writes.sizes.push_back(static_cast<size_t>(after->size));
+    out.push_back(std::move(writes));
+  }
+  return out;
 }
 
 namespace {

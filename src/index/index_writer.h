@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "model/attribute_value.h"
@@ -20,6 +21,20 @@ namespace ttlstore::index {
 void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& item_key, const model::Item* old_item,
                      const model::Item* new_item);
+
+// The index entries one item change writes (replacing `old_item` with `new_item`, either may be
+// null), as the service charges them (developer guide, "Secondary indexes: provisioned
+// throughput considerations"): an index the change leaves alone, or that the item is in neither
+// before nor after, writes nothing; an item entering or leaving an index, or a change of only
+// its projected attributes, one entry; a changed index key two (the old entry's delete, the new
+// entry's put). One size per entry write, in bytes.
+struct IndexEntryWrites {
+  const model::SecondaryIndex* index;
+  std::vector<size_t> sizes;
+};
+std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,
+                                            const model::Item* old_item,
+                                            const model::Item* new_item);
 
 // Which write an index key comes from: the service words an empty index key value differently
 // for an UpdateExpression (conformance tier3/error-messages, index-key cases).

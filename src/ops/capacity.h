@@ -5,10 +5,29 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/attribute_value.h"
+#include "model/table.h"
 
 namespace ttlstore::ops {
 
 double WriteCapacityUnits(size_t item_bytes);
 double ReadCapacityUnits(size_t item_bytes, bool consistent_read);
+
+// One secondary index's share of a write's consumed capacity.
+struct IndexCapacity {
+  std::string name;
+  bool global = false;
+  double units = 0;
+};
+
+// What replacing `old_item` with `new_item` (either may be null) costs in each index it writes:
+// one write unit per started KB of each index entry it deletes or puts (index/index_writer.h,
+// IndexWritesOf). Indexes it does not write are left out.
+std::vector<IndexCapacity> IndexWriteCapacity(const model::TableDescriptor& table,
+                                              const model::Item* old_item,
+                                              const model::Item* new_item);
 
 }  // namespace ttlstore::ops

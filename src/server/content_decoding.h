@@ -1,7 +1,7 @@
 // Request bodies sent with `Content-Encoding` (the SDKs' request compression: gzip; deflate
 // from hand-made clients). The size limit applies to the decoded body, and decoding stops as
-// soon as it is passed, so a small compressed body cannot make the server allocate more than
-// the limit (a "zip bomb").
+// soon as it is passed, so a small compressed body (a "zip bomb") cannot make the server decode
+// more than the limit.
 //
 // What the service answers (Scylla Alternator's test_compressed_request.py, run against it): a
 // valid gzip body, including several gzip members one after the other, is served as if sent

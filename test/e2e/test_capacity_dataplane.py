@@ -95,3 +95,60 @@ def test_transactions_charge_twice_per_item(ddb, wtbl):
         {"Get": {"TableName": tbl, "Key": {"pk": S("tx"), "sk": N(2)}}}],
         ReturnConsumedCapacity="TOTAL")
     assert out["ConsumedCapacity"] == [{"TableName": tbl, "CapacityUnits": 4.0}]
+
+
+# ---- Writes charge every index they write (developer guide: secondary index write costs) ------
+
+@pytest.fixture
+def itbl(ddb):
+    """pk/sk with an LSI on l (ALL) and a GSI on g (KEYS_ONLY)."""
+    name = unique_name("capix")
+    key = lambda *ks: [{"AttributeName": k, "KeyType": t} for k, t in ks]  # noqa: E731
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in
+                              ("pk", "sk", "l", "g")],
+        KeySchema=key(("pk", "HASH"), ("sk", "RANGE")),
+        LocalSecondaryIndexes=[{"IndexName": "by_l", "KeySchema": key(("pk", "HASH"), ("l", "RANGE")),
+                                "Projection": {"ProjectionType": "ALL"}}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "KeySchema": key(("g", "HASH")),
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    yield name
+    drop_table(ddb, name)
+
+
+def capacity(out):
+    c = out["ConsumedCapacity"]
+    return (c["CapacityUnits"], c["Table"]["CapacityUnits"],
+            {k: v["CapacityUnits"] for k, v in c.get("LocalSecondaryIndexes", {}).items()},
+            {k: v["CapacityUnits"] for k, v in c.get("GlobalSecondaryIndexes", {}).items()})
+
+
+def test_writes_charge_each_index_they_write(ddb, itbl):
+    k = {"pk": S("a"), "sk": S("1")}
+    put = lambda item, **kw: ddb.put_item(TableName=itbl, Item=item,  # noqa: E731
+                                          ReturnConsumedCapacity="INDEXES", **kw)
+    # A new item in both indexes: one entry each.
+    assert capacity(put({**k, "l": S("x"), "g": S("G")})) == (3.0, 1.0, {"by_l": 1.0},
+                                                              {"by_g": 1.0})
+    # The same item again: no index entry changes.
+    assert capacity(put({**k, "l": S("x"), "g": S("G")})) == (1.0, 1.0, {}, {})
+    # A non-key attribute: the ALL index rewrites its entry, the KEYS_ONLY one is untouched.
+    assert capacity(put({**k, "l": S("x"), "g": S("G"), "v": S("v")})) == (
+        2.0, 1.0, {"by_l": 1.0}, {})
+    # A changed index key: the old entry's delete and the new one's put.
+    out = ddb.update_item(TableName=itbl, Key=k, UpdateExpression="SET g = :g",
+                          ExpressionAttributeValues={":g": S("H")}, ReturnConsumedCapacity="INDEXES")
+    assert capacity(out) == (4.0, 1.0, {"by_l": 1.0}, {"by_g": 2.0})
+    # The index key removed: the item leaves the GSI (one delete).
+    out = ddb.update_item(TableName=itbl, Key=k, UpdateExpression="REMOVE g",
+                          ReturnConsumedCapacity="INDEXES")
+    assert capacity(out) == (3.0, 1.0, {"by_l": 1.0}, {"by_g": 1.0})
+    # An entry is charged by its own size: a 3 KB item in the ALL index is 3 units.
+    big = {**k, "l": S("x"), "d": S("d" * 3000)}
+    assert capacity(put(big)) == (6.0, 3.0, {"by_l": 3.0}, {})
+    # TOTAL counts the indexes in CapacityUnits and names no index.
+    out = ddb.delete_item(TableName=itbl, Key=k, ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == {"TableName": itbl, "CapacityUnits": 6.0}
+    # An item in no index costs the table only.
+    assert capacity(put({"pk": S("b"), "sk": S("1")})) == (1.0, 1.0, {}, {})

@@ -152,7 +152,7 @@ ROWS = [
      INV + "Size of hashkey has exceeded the maximum size limit of2048 bytes", "DYN"),
     ("get_item", dict(Key={"pk": S("p")}), V,
      "The provided key element does not match the schema", "CONF"),
-    ("put_item", dict(Item={"pk": S("p"), "sk": S("s"), "big": S("x" * 400_000)}), V,
+    ("put_item", dict(Item={"pk": S("p"), "sk": S("s"), "big": S("x" * 410_000)}), V,
      "Item size has exceeded the maximum allowed size", "CONF"),
 ]
 

@@ -233,4 +233,24 @@ def test_made_up_operation_names_do_not_grow_the_metrics(start_server):
     series = {line.split("{")[1].split(",")[0] for line in text.splitlines()
               if line.startswith("ttlstore_requests_total{")}
     assert len(series) <= 257, len(series)
-    assert 'operation="other"' in text
+    assert 'operation="tablestore.unknown"' in text
+
+
+def test_made_up_dynamodb_operations_do_not_grow_the_metrics(start_server):
+    """Unknown DynamoDB operations are counted under their own names (so an operator sees which
+    call a client is missing), but at most 256 names in all: the rest count as "other"."""
+    srv = start_server()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    for i in range(600):
+        conn.request("POST", "/", body=b"{}", headers={
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": f"DynamoDB_20120810.MadeUp{i}"})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 400
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    series = {line.split("{")[1].split(",")[0] for line in text.splitlines()
+              if line.startswith("ttlstore_requests_total{")}
+    assert len(series) <= 257, len(series)
+    assert 'operation="other"' in text and 'operation="MadeUp0"' in text
