@@ -260,3 +260,18 @@ def test_unknown_operation_is_counted_and_logged_under_its_name(server):
                      rb'outcome="UnknownOperationException"\} [1-9]', metrics)
     assert "event=unknown_operation target=\"DynamoDB_20120810.DescribeContinuousBackups\"" in \
         server.log_text()
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 100_000, 1_000_000])
+def test_deep_documents_inside_gzip_get_the_same_answers(server, ddb, table_name, depth):
+    """A compressed body reaches the same bounded parser as a plain one: a document nested past
+    the service's 32 levels is its nesting error, past the parser's depth the bare
+    SerializationException, and the server lives on."""
+    create_table(ddb, table_name)
+    doc = '{"M":{"a":' * depth + '{"S":"x"}' + "}}" * depth
+    body = ('{"TableName":"%s","Item":{"pk":{"S":"k"},"d":%s}}' % (table_name, doc)).encode()
+    status, _, answer = put_raw(server.port, table_name, "k", gzip.compress(body), "gzip")
+    assert status == 400
+    kind = json.loads(answer)["__type"].rsplit("#", 1)[1]
+    assert kind == ("ValidationException" if 2 * depth + 8 <= 1000 else "SerializationException")
+    assert get(ddb, table_name, "k") is None
