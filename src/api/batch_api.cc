@@ -195,14 +195,21 @@ Result<std::string> BatchWriteItem(const Services& s, const rapidjson::Value& re
       writes.push_back(std::move(write));
     }
   }
-  RETURN_IF_ERROR(ops::WriteBatchItems(s.items, writes));
+  bool charged = capacity && *capacity != "NONE";
+  ops::IndexCosts index_costs;
+  RETURN_IF_ERROR(ops::WriteBatchItems(s.items, writes, charged ? &index_costs : nullptr));
+  std::map<std::string, TableCapacity> tables;
+  for (const auto& [table, u] : units) tables[table].table = u;
+  for (size_t i = 0; i < index_costs.size(); ++i) {
+    tables[writes[i].table->name].AddIndexes(index_costs[i]);
+  }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
   w.Key("UnprocessedItems");
   w.StartObject();
   w.EndObject();
-  WriteCapacityList(w, capacity, units);
+  WriteCapacityList(w, capacity, tables);
   w.EndObject();
   return Finish(buf);
 }

@@ -1,5 +1,7 @@
 #include "api/item_common.h"
 
+#include <algorithm>
+
 #include "api/legacy.h"
 
 namespace ttlstore::api {
@@ -65,18 +67,20 @@ Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& 
   return legacy;
 }
 
-void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
-                   const std::vector<ops::IndexCapacity>& indexes) {
-  if (!r.return_capacity || *r.return_capacity == "NONE") return;
+namespace {
+
+// One "ConsumedCapacity" object: the table's units plus every index's in CapacityUnits, and
+// under INDEXES the breakdown (Table, GlobalSecondaryIndexes / LocalSecondaryIndexes by name).
+void WriteCapacityEntry(JsonWriter& w, const std::string& mode, const std::string& table_name,
+                        double table_units, const std::vector<ops::IndexCapacity>& indexes) {
   double total = table_units;
   for (const auto& ix : indexes) total += ix.units;
-  w.Key("ConsumedCapacity");
   w.StartObject();
   w.Key("TableName");
-  WriteString(w, r.table->name);
+  WriteString(w, table_name);
   w.Key("CapacityUnits");
   w.Double(total);
-  if (*r.return_capacity == "INDEXES") {
+  if (mode == "INDEXES") {
     w.Key("Table");
     w.StartObject();
     w.Key("CapacityUnits");
@@ -103,6 +107,15 @@ void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
   w.EndObject();
 }
 
+}  // namespace
+
+void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
+                   const std::vector<ops::IndexCapacity>& indexes) {
+  if (!r.return_capacity || *r.return_capacity == "NONE") return;
+  w.Key("ConsumedCapacity");
+  WriteCapacityEntry(w, *r.return_capacity, r.table->name, table_units, indexes);
+}
+
 void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
                             const model::Item* old_item, const model::Item* new_item) {
   if (!r.return_capacity || *r.return_capacity == "NONE") return;
@@ -111,24 +124,29 @@ void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_un
 
 void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
                        const std::map<std::string, double>& units) {
+  std::map<std::string, TableCapacity> tables;
+  for (const auto& [table, u] : units) tables[table].table = u;
+  WriteCapacityList(w, mode, tables);
+}
+
+void TableCapacity::AddIndexes(const std::vector<ops::IndexCapacity>& more) {
+  for (const auto& ix : more) {
+    auto it = std::find_if(indexes.begin(), indexes.end(),
+                           [&](const ops::IndexCapacity& c) { return c.name == ix.name; });
+    if (it == indexes.end()) {
+      indexes.push_back(ix);
+    } else {
+      it->units += ix.units;
+    }
+  }
+}
+
+void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
+                       const std::map<std::string, TableCapacity>& units) {
   if (!mode || *mode == "NONE" || units.empty()) return;
   w.Key("ConsumedCapacity");
   w.StartArray();
-  for (const auto& [table, u] : units) {
-    w.StartObject();
-    w.Key("TableName");
-    WriteString(w, table);
-    w.Key("CapacityUnits");
-    w.Double(u);
-    if (*mode == "INDEXES") {
-      w.Key("Table");
-      w.StartObject();
-      w.Key("CapacityUnits");
-      w.Double(u);
-      w.EndObject();
-    }
-    w.EndObject();
-  }
+  for (const auto& [table, u] : units) WriteCapacityEntry(w, *mode, table, u.table, u.indexes);
   w.EndArray();
 }
 

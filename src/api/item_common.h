@@ -63,6 +63,16 @@ void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_un
 // if `mode` asks for it.
 void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
                        const std::map<std::string, double>& units);
+// One table's share of a multi-item write: its own units and each index's.
+struct TableCapacity {
+  double table = 0;
+  std::vector<ops::IndexCapacity> indexes;
+  // Adds what one write cost the table's indexes.
+  void AddIndexes(const std::vector<ops::IndexCapacity>& more);
+};
+// The same list with each table's indexes: counted in CapacityUnits, and named under INDEXES.
+void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
+                       const std::map<std::string, TableCapacity>& units);
 
 // The parts of `item` at `paths` (UpdateItem's UPDATED_OLD / UPDATED_NEW, PartiQL's RETURNING
 // MODIFIED), through the projection engine so nesting and list indexes behave alike.

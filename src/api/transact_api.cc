@@ -198,12 +198,22 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
     if (cached) return std::move(*cached);
     reservation.emplace(s.tokens, *token);
   }
-  ASSIGN_OR_RETURN(outcome, ops::TransactWrite(s.items, actions));
+  bool charged = capacity && *capacity != "NONE";
+  ops::IndexCosts index_costs;
+  ASSIGN_OR_RETURN(outcome,
+                   ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr));
   if (outcome.cancelled) return TransactionCancelled(outcome.reasons);
+  // The items are charged twice (prepare and commit); an index entry is written once, at the
+  // commit.
+  std::map<std::string, TableCapacity> tables;
+  for (const auto& [table, u] : units) tables[table].table = u;
+  for (size_t i = 0; i < index_costs.size(); ++i) {
+    tables[actions[i].table->name].AddIndexes(index_costs[i]);
+  }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  WriteCapacityList(w, capacity, units);
+  WriteCapacityList(w, capacity, tables);
   w.EndObject();
   std::string response = Finish(buf);
   if (reservation) reservation->Complete(response);

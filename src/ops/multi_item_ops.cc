@@ -21,9 +21,12 @@ Result<std::vector<ReadOutcome>> ReadAll(ItemOps& ops, const std::vector<std::st
   return olds;
 }
 
+const model::Item* OldItem(const ReadOutcome& old) { return old.item ? &*old.item : nullptr; }
+
 }  // namespace
 
-Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes) {
+Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes,
+                       IndexCosts* index_costs) {
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(EncodedKey(*w.table, w.item));
   KeyLocks::Guard guard(ops.locks(), keys);
@@ -36,11 +39,16 @@ Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes) {
     } else {
       ops.AddDelete(batch, *writes[i].table, keys[i], olds[i]);
     }
+    if (index_costs) {
+      index_costs->push_back(IndexWriteCapacity(*writes[i].table, OldItem(olds[i]),
+                                                writes[i].is_put ? &writes[i].item : nullptr));
+    }
   }
   return ops.store().Write(batch);
 }
 
-Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions) {
+Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions,
+                                      IndexCosts* index_costs) {
   std::vector<std::string> keys;
   for (const auto& a : actions) keys.push_back(EncodedKey(*a.table, a.item));
   KeyLocks::Guard guard(ops.locks(), keys);
@@ -86,20 +94,30 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
   storage::WriteBatch batch(ops.store());
   for (size_t i = 0; i < actions.size(); ++i) {
     const TransactAction& a = actions[i];
+    const model::Item* written = nullptr;  // what the item is afterwards (null: deleted)
+    bool writes = true;
     switch (a.kind) {
       case Kind::kPut:
         ops.AddPut(batch, *a.table, keys[i], a.item, model::ItemSize(a.item), olds[i]);
+        written = &a.item;
         break;
       case Kind::kUpdate:
+        writes = updated[i].has_value();
         if (updated[i]) {
           ops.AddPut(batch, *a.table, keys[i], *updated[i], model::ItemSize(*updated[i]), olds[i]);
+          written = &*updated[i];
         }
         break;
       case Kind::kDelete:
         ops.AddDelete(batch, *a.table, keys[i], olds[i]);
         break;
       case Kind::kConditionCheck:
+        writes = false;
         break;
+    }
+    if (index_costs) {
+      index_costs->push_back(writes ? IndexWriteCapacity(*a.table, OldItem(olds[i]), written)
+                                    : std::vector<IndexCapacity>{});
     }
   }
   RETURN_IF_ERROR(ops.store().Write(batch));

@@ -17,6 +17,7 @@
 #include "expr/condition.h"
 #include "expr/update.h"
 #include "ops/item_ops.h"
+#include "ops/capacity.h"
 #include "ops/table_ops.h"
 
 namespace ttlstore::ops {
@@ -27,8 +28,14 @@ struct BatchWrite {
   model::Item item;  // the item for a put, the key for a delete (validated)
 };
 
-// REQUIRES: no two writes name the same item.
-Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes);
+// What each write of a batch or transaction cost in each index it wrote (ops/capacity.h), one
+// entry per write or action, in their order.
+using IndexCosts = std::vector<std::vector<IndexCapacity>>;
+
+// REQUIRES: no two writes name the same item. With `index_costs`, also says what each write
+// cost its table's indexes.
+Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes,
+                       IndexCosts* index_costs = nullptr);
 
 struct TransactAction {
   enum class Kind { kPut, kUpdate, kDelete, kConditionCheck };
@@ -51,8 +58,10 @@ struct TransactOutcome {
   std::vector<CancellationReason> reasons;  // one per action when cancelled
 };
 
-// REQUIRES: no two actions name the same item.
-Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions);
+// REQUIRES: no two actions name the same item. With `index_costs`, also says what each action
+// of a committed transaction cost its table's indexes (nothing for a cancelled one).
+Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions,
+                                      IndexCosts* index_costs = nullptr);
 
 struct TransactGet {
   TablePtr table;

@@ -152,3 +152,29 @@ def test_writes_charge_each_index_they_write(ddb, itbl):
     assert out["ConsumedCapacity"] == {"TableName": itbl, "CapacityUnits": 6.0}
     # An item in no index costs the table only.
     assert capacity(put({"pk": S("b"), "sk": S("1")})) == (1.0, 1.0, {}, {})
+
+
+def test_batch_and_transaction_writes_charge_each_index(ddb, itbl):
+    a, b = {"pk": S("ba"), "sk": S("1")}, {"pk": S("bb"), "sk": S("1")}
+    out = ddb.batch_write_item(RequestItems={itbl: [
+        {"PutRequest": {"Item": {**a, "l": S("x"), "g": S("G")}}},
+        {"PutRequest": {"Item": {**b, "g": S("G")}}}]}, ReturnConsumedCapacity="INDEXES")
+    [c] = out["ConsumedCapacity"]
+    assert (c["TableName"], c["CapacityUnits"], c["Table"]["CapacityUnits"]) == (itbl, 5.0, 2.0)
+    assert c["LocalSecondaryIndexes"] == {"by_l": {"CapacityUnits": 1.0}}
+    assert c["GlobalSecondaryIndexes"] == {"by_g": {"CapacityUnits": 2.0}}
+    out = ddb.batch_write_item(RequestItems={itbl: [{"DeleteRequest": {"Key": b}}]},
+                               ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": itbl, "CapacityUnits": 2.0}]
+    # A transaction charges its items twice and each index entry once.
+    out = ddb.transact_write_items(TransactItems=[
+        {"Update": {"TableName": itbl, "Key": a, "UpdateExpression": "SET g = :g",
+                    "ExpressionAttributeValues": {":g": S("H")}}},
+        {"ConditionCheck": {"TableName": itbl, "Key": b,
+                            "ConditionExpression": "attribute_not_exists(pk)"}}],
+        ReturnConsumedCapacity="INDEXES")
+    [c] = out["ConsumedCapacity"]
+    assert c["Table"]["CapacityUnits"] == 4.0
+    assert c["LocalSecondaryIndexes"] == {"by_l": {"CapacityUnits": 1.0}}
+    assert c["GlobalSecondaryIndexes"] == {"by_g": {"CapacityUnits": 2.0}}
+    assert c["CapacityUnits"] == 7.0
