@@ -178,3 +178,19 @@ def test_batch_and_transaction_writes_charge_each_index(ddb, itbl):
     assert c["LocalSecondaryIndexes"] == {"by_l": {"CapacityUnits": 1.0}}
     assert c["GlobalSecondaryIndexes"] == {"by_g": {"CapacityUnits": 2.0}}
     assert c["CapacityUnits"] == 7.0
+
+
+def test_partiql_writes_charge_each_index(ddb, itbl):
+    out = ddb.execute_statement(
+        Statement=f"INSERT INTO \"{itbl}\" VALUE {{'pk': 'pq', 'sk': '1', 'l': 'x', 'g': 'G'}}",
+        ReturnConsumedCapacity="INDEXES")
+    assert capacity(out) == (3.0, 1.0, {"by_l": 1.0}, {"by_g": 1.0})
+    out = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"UPDATE \"{itbl}\" SET g = 'H' WHERE pk = 'pq' AND sk = '1'"}],
+        ReturnConsumedCapacity="INDEXES")
+    [c] = out["ConsumedCapacity"]
+    assert (c["CapacityUnits"], c["GlobalSecondaryIndexes"]) == (4.0, {"by_g": {"CapacityUnits": 2.0}})
+    out = ddb.execute_transaction(TransactStatements=[
+        {"Statement": f"DELETE FROM \"{itbl}\" WHERE pk = 'pq' AND sk = '1'"}],
+        ReturnConsumedCapacity="TOTAL")
+    assert out["ConsumedCapacity"] == [{"TableName": itbl, "CapacityUnits": 4.0}]

@@ -100,6 +100,13 @@ std::string BatchCode(const Error& e) {
   }
 }
 
+// What a write statement left in the table, for its index costs: the updated item, or the
+// INSERTed one (the put path does not hand it back), or nothing after a DELETE.
+const model::Item* WrittenItem(const partiql::Prepared& p, const ops::WriteOutcome& outcome) {
+  if (outcome.new_item) return &*outcome.new_item;
+  return p.statement.kind == partiql::Statement::Kind::kInsert ? &p.item.item : nullptr;
+}
+
 }  // namespace
 
 Result<std::string> ExecuteStatement(const Services& s, const rapidjson::Value& req) {
@@ -159,7 +166,10 @@ Result<std::string> ExecuteStatement(const Services& s, const rapidjson::Value& 
       WriteItem(w, *returned);
     }
     w.EndArray();
-    WriteCapacity(w, head, ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)));
+    WriteItemWriteCapacity(w, head,
+                           ops::WriteCapacityUnits(std::max(outcome.old_size, outcome.new_size)),
+                           outcome.old_item ? &*outcome.old_item : nullptr,
+                           WrittenItem(p, outcome));
   }
   w.EndObject();
   return Finish(buf);
@@ -217,7 +227,7 @@ Result<std::string> BatchExecuteStatement(const Services& s, const rapidjson::Va
 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
-  std::map<std::string, double> units;
+  std::map<std::string, TableCapacity> units;
   w.StartObject();
   w.Key("Responses");
   w.StartArray();
@@ -229,7 +239,8 @@ Result<std::string> BatchExecuteStatement(const Services& s, const rapidjson::Va
         auto got = partiql::RunGet(s, p);
         if (got) {
           item = std::move(got->item);
-          units[p.table->name] += ops::ReadCapacityUnits(got->bytes_read, members[i].consistent);
+          units[p.table->name].table +=
+              ops::ReadCapacityUnits(got->bytes_read, members[i].consistent);
         } else {
           errors[i] = std::move(got).error();
         }
@@ -243,8 +254,13 @@ Result<std::string> BatchExecuteStatement(const Services& s, const rapidjson::Va
             failed_item = outcome->old_item;
           }
         } else {
-          units[p.table->name] +=
-              ops::WriteCapacityUnits(std::max(outcome->old_size, outcome->new_size));
+          TableCapacity& u = units[p.table->name];
+          u.table += ops::WriteCapacityUnits(std::max(outcome->old_size, outcome->new_size));
+          if (capacity && *capacity != "NONE") {
+            u.AddIndexes(ops::IndexWriteCapacity(
+                *p.table, outcome->old_item ? &*outcome->old_item : nullptr,
+                WrittenItem(p, *outcome)));
+          }
         }
       }
     }
@@ -351,7 +367,7 @@ Result<std::string> ExecuteTransaction(const Services& s, const rapidjson::Value
 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
-  std::map<std::string, double> units;
+  std::map<std::string, TableCapacity> units;
   w.StartObject();
   w.Key("Responses");
   w.StartArray();
@@ -361,7 +377,7 @@ Result<std::string> ExecuteTransaction(const Services& s, const rapidjson::Value
     ASSIGN_OR_RETURN(outcomes, ops::TransactRead(s.items, gets));
     for (size_t i = 0; i < n; ++i) {
       const Prepared& p = prepared[i];
-      units[p.table->name] += 2 * ops::ReadCapacityUnits(outcomes[i].size, true);
+      units[p.table->name].table += 2 * ops::ReadCapacityUnits(outcomes[i].size, true);
       w.StartObject();
       const auto& item = outcomes[i].item;
       if (item && (!p.condition || p.condition->Evaluate(*item))) {
@@ -374,10 +390,16 @@ Result<std::string> ExecuteTransaction(const Services& s, const rapidjson::Value
     std::vector<ops::TransactAction> actions;
     for (size_t i = 0; i < n; ++i) {
       actions.push_back(partiql::ToAction(prepared[i], members[i].return_old));
-      units[prepared[i].table->name] +=
+      units[prepared[i].table->name].table +=
           2 * ops::WriteCapacityUnits(model::ItemSize(prepared[i].item.item));
     }
-    ASSIGN_OR_RETURN(outcome, ops::TransactWrite(s.items, actions));
+    bool charged = capacity && *capacity != "NONE";
+    ops::IndexCosts index_costs;
+    ASSIGN_OR_RETURN(outcome,
+                     ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr));
+    for (size_t i = 0; i < index_costs.size(); ++i) {
+      units[prepared[i].table->name].AddIndexes(index_costs[i]);
+    }
     if (outcome.cancelled) {
       // The operations report a failed INSERT as a failed condition; PartiQL names it.
       for (size_t i = 0; i < n; ++i) {
