@@ -150,7 +150,7 @@ Result<std::string> BatchWriteItem(const Services& s, const rapidjson::Value& re
   }
   std::vector<ops::BatchWrite> writes;
   std::set<std::string> seen;
-  std::map<std::string, double> units;
+  std::map<std::string, TableCapacity> units;
   for (const auto& t : items->GetObject()) {
     ASSIGN_OR_RETURN(table, s.catalog.Get(Name(t.name)));
     for (const auto& request : t.value.GetArray()) {
@@ -191,17 +191,16 @@ Result<std::string> BatchWriteItem(const Services& s, const rapidjson::Value& re
         write.item = std::move(key);
       }
       if (!seen.insert(ops::EncodedKey(*table, write.item)).second) return Duplicates();
-      units[table->name] += ops::WriteCapacityUnits(write.is_put ? model::ItemSize(write.item) : 0);
+      units[table->name].table +=
+          ops::WriteCapacityUnits(write.is_put ? model::ItemSize(write.item) : 0);
       writes.push_back(std::move(write));
     }
   }
   bool charged = capacity && *capacity != "NONE";
   ops::IndexCosts index_costs;
   RETURN_IF_ERROR(ops::WriteBatchItems(s.items, writes, charged ? &index_costs : nullptr));
-  std::map<std::string, TableCapacity> tables;
-  for (const auto& [table, u] : units) tables[table].table = u;
   for (size_t i = 0; i < index_costs.size(); ++i) {
-    tables[writes[i].table->name].AddIndexes(index_costs[i]);
+    units[writes[i].table->name].AddIndexes(index_costs[i]);
   }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
@@ -209,7 +208,7 @@ Result<std::string> BatchWriteItem(const Services& s, const rapidjson::Value& re
   w.Key("UnprocessedItems");
   w.StartObject();
   w.EndObject();
-  WriteCapacityList(w, capacity, tables);
+  WriteCapacityList(w, capacity, units);
   w.EndObject();
   return Finish(buf);
 }

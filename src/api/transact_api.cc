@@ -91,7 +91,7 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
   std::vector<ops::CancellationReason> invalid(items->Size(), {"None", "", std::nullopt});
   bool any_invalid = false;
   std::set<std::string> seen;
-  std::map<std::string, double> units;
+  std::map<std::string, TableCapacity> units;
   for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
     const rapidjson::Value& entry = (*items)[i];
     using Kind = ops::TransactAction::Kind;
@@ -172,7 +172,7 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
     if (!seen.insert(ops::EncodedKey(*table, a.item)).second) {
       return Error::Validation("Transaction request cannot include multiple operations on one item");
     }
-    units[table->name] += 2 * ops::WriteCapacityUnits(model::ItemSize(a.item));
+    units[table->name].table += 2 * ops::WriteCapacityUnits(model::ItemSize(a.item));
     actions.push_back(std::move(a));
   }
   if (any_invalid) return TransactionCancelled(invalid);
@@ -205,15 +205,13 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
   if (outcome.cancelled) return TransactionCancelled(outcome.reasons);
   // The items are charged twice (prepare and commit); an index entry is written once, at the
   // commit.
-  std::map<std::string, TableCapacity> tables;
-  for (const auto& [table, u] : units) tables[table].table = u;
   for (size_t i = 0; i < index_costs.size(); ++i) {
-    tables[actions[i].table->name].AddIndexes(index_costs[i]);
+    units[actions[i].table->name].AddIndexes(index_costs[i]);
   }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  WriteCapacityList(w, capacity, tables);
+  WriteCapacityList(w, capacity, units);
   w.EndObject();
   std::string response = Finish(buf);
   if (reservation) reservation->Complete(response);

@@ -34,20 +34,18 @@ std::optional<Entry> EntryOf(const model::TableDescriptor& table,
   return e;
 }
 
-// The writes that replacing `before` with `after` makes to one index: none when the entry is
-// the same, a delete of the old entry when the item leaves the index or its index key changes,
-// and a put of the new entry when the item is in the index afterwards.
+// The writes that replacing `before` with `after` makes to one index: a delete of the old entry
+// when the item leaves the index or its index key changes, a put of the new entry when the item
+// is in the index afterwards and the entry changed; neither when the entry is the same.
 struct EntryChange {
-  bool unchanged = false;
   bool remove = false;
   bool put = false;
+  bool any() const { return remove || put; }
 };
 
 EntryChange ChangeOf(const std::optional<Entry>& before, const std::optional<Entry>& after) {
-  if (before && after && before->key == after->key && before->value() == after->value()) {
-    return {.unchanged = true};
-  }
-  return {.remove = before && (!after || before->key != after->key), .put = after.has_value()};
+  bool same = before && after && before->key == after->key && before->value() == after->value();
+  return {.remove = before && (!after || before->key != after->key), .put = after && !same};
 }
 
 }  // namespace
@@ -66,7 +64,7 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
       if (!existing || !*existing) before.reset();
     }
     EntryChange change = ChangeOf(before, after);
-    if (change.unchanged) continue;
+    if (!change.any()) continue;
     if (change.remove) batch.Delete(storage::Family::kIndexes, before->key);
     if (change.put) {
       batch.Put(storage::Family::kIndexes, after->key, storage::EncodeItem(after->value()));
@@ -85,7 +83,7 @@ std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,
     std::optional<Entry> before = EntryOf(table, index, std::string(), old_item);
     std::optional<Entry> after = EntryOf(table, index, std::string(), new_item);
     EntryChange change = ChangeOf(before, after);
-    if (change.unchanged || (!change.remove && !change.put)) continue;
+    if (!change.any()) continue;
     IndexEntryWrites writes{&index, {}};
     if (change.remove) writes.sizes.push_back(static_cast<size_t>(before->size));
     if (change.put) writes.sizes.push_back(static_cast<size_t>(after->size));
