@@ -427,3 +427,9 @@ def test_create_table_with_resource_policy(srv):
         "One or more parameter values were invalid: Invalid policy document: it is not valid JSON")
     assert ddb_error(client(srv).describe_table,
                      TableName=name + "x").code == "ResourceNotFoundException"
+    # Bounded the same way as PutResourcePolicy's document: size first, then depth.
+    code, message = error(call(srv, "CreateTable", dict(other, ResourcePolicy="[" * 1_000_000)))
+    assert code == "ValidationException" and "20 KB" in message
+    code, message = error(call(srv, "CreateTable", dict(other, ResourcePolicy="[" * 5_000)))
+    assert (code, message) == ("ValidationException", "One or more parameter values were invalid: "
+                               "Invalid policy document: it is nested too deeply")
