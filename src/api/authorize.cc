@@ -12,6 +12,7 @@
 #include "auth/resource_policy.h"
 #include "expr/update.h"
 #include "ops/resource_policies.h"
+#include "streams/shard_iterator.h"
 #include "streams/stream_names.h"
 
 namespace ttlstore::api {
@@ -130,6 +131,13 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
   if (op == "DescribeStream" || op == "GetShardIterator") {
     std::string r = Str(req, "StreamArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
+  }
+  if (op == "GetRecords") {
+    // The iterator names its stream (streams/shard_iterator.h): GetRecords acts on that stream,
+    // as in IAM, so the stream's resource-based policy governs it too. An iterator that does
+    // not decode is refused by the handler; until then it names nothing but "*".
+    auto it = streams::DecodeShardIterator(Str(req, "ShardIterator"));
+    return {{action, {it ? it->stream_arn : "*"}, std::set<std::string>{}}};
   }
   std::string table = Str(req, "TableName");
   if (table.empty()) return {{action, {"*"}, std::set<std::string>{}}};

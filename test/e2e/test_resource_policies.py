@@ -400,6 +400,16 @@ def test_stream_policy_is_its_own_slot(srv):
     e = ddb_error(streams_client(srv, "ALICE").describe_stream, StreamArn=stream_arn)
     assert e.message == denied("ALICE", "DescribeStream", stream_arn, RESOURCE_DENY)
     assert streams_client(srv, "BOB").describe_stream(StreamArn=stream_arn)["StreamDescription"]
+    # GetRecords acts on the stream its iterator names: governed by the same policy.
+    shard = streams_client(srv).describe_stream(StreamArn=stream_arn)["StreamDescription"][
+        "Shards"][0]["ShardId"]
+    iterator = streams_client(srv).get_shard_iterator(
+        StreamArn=stream_arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    put(srv, stream_arn, doc(deny({"AWS": user("ALICE")}, "dynamodb:GetRecords", stream_arn)))
+    e = ddb_error(streams_client(srv, "ALICE").get_records, ShardIterator=iterator)
+    assert e.message == denied("ALICE", "GetRecords", stream_arn, RESOURCE_DENY)
+    assert streams_client(srv, "BOB").get_records(ShardIterator=iterator)["Records"]
+    rev = call(srv, "GetResourcePolicy", {"ResourceArn": stream_arn})[1]["RevisionId"]
     # The table's own data calls are not governed by the stream's policy.
     assert client(srv, "ALICE").get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"]
     assert call(srv, "DeleteResourcePolicy", {"ResourceArn": stream_arn}) == (
