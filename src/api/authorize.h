@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/dispatch.h"
 #include "auth/policy.h"
 #include "common/result.h"
 
@@ -17,10 +18,12 @@ namespace ttlstore::api {
 std::vector<auth::Access> AccessesOf(std::string_view target, std::string_view body,
                                      const std::string& region, const std::string& account_id);
 
-// Ok, or AccessDeniedException with the service's message.
-Status Authorize(const auth::PolicySet& policies, const std::string& access_key_id,
-                 std::string_view target, std::string_view body, const std::string& region,
-                 const std::string& account_id);
+// Ok, or AccessDeniedException with the service's message. Every resource the request names
+// is checked against the caller's identity policies (`policies`, null: none; a key they do
+// not list is unrestricted) and the resource-based policy that governs it (its table's, or its
+// stream's), combined as auth/resource_policy.h says.
+Status Authorize(const auth::PolicySet* policies, const Services& services,
+                 const std::string& access_key_id, std::string_view target, std::string_view body);
 
 // Reads the policy file: {"<access key id>": [statement, ...], ...} where a statement is
 // {"Effect": "Allow"|"Deny", "Action": "dynamodb:X" | [...], "Resource": "arn" | [...],

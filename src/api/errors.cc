@@ -60,6 +60,8 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "BackupNotFoundException", "BackupNotFoundException"};
     case ErrorCode::kBackupInUse:
       return {400, DDB "BackupInUseException", "BackupInUseException"};
+    case ErrorCode::kPolicyNotFound:
+      return {400, DDB "PolicyNotFoundException", "PolicyNotFoundException"};
     case ErrorCode::kStorageUnavailable:
       return {500, DDB "InternalServerError", "InternalServerError"};
     case ErrorCode::kInternal:

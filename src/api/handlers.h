@@ -19,6 +19,10 @@ Result<std::string> DeleteTable(const Services&, const rapidjson::Value&);
 Result<std::string> TagResource(const Services&, const rapidjson::Value&);
 Result<std::string> UntagResource(const Services&, const rapidjson::Value&);
 Result<std::string> ListTagsOfResource(const Services&, const rapidjson::Value&);
+// Resource-based policies (resource_policy_api.cc).
+Result<std::string> PutResourcePolicy(const Services&, const rapidjson::Value&);
+Result<std::string> GetResourcePolicy(const Services&, const rapidjson::Value&);
+Result<std::string> DeleteResourcePolicy(const Services&, const rapidjson::Value&);
 // DescribeEndpoints names the address the client reached (RequestContext::host), so Dispatch
 // answers it from the request's context rather than through the handler table.
 std::string DescribeEndpoints(std::string_view host);

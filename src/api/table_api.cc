@@ -6,11 +6,13 @@
 
 #include "api/handlers.h"
 #include "api/request.h"
+#include "api/resource_policy_doc.h"
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
 #include "api/tags.h"
-#include "streams/stream_names.h"
 #include "model/expiry.h"
+#include "ops/resource_policies.h"
+#include "streams/stream_names.h"
 
 namespace ttlstore::api {
 namespace {
@@ -194,6 +196,7 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
   ASSIGN_OR_RETURN(tags_json, OptArray(req, "Tags"));
   ASSIGN_OR_RETURN(table_class, OptString(req, "TableClass"));
   ASSIGN_OR_RETURN(protection, OptBool(req, "DeletionProtectionEnabled"));
+  ASSIGN_OR_RETURN(resource_policy, OptString(req, "ResourcePolicy"));
   if (!name) {
     return Error::Validation(
         "The parameter 'TableName' is required but was not present in the request");
@@ -283,6 +286,14 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
     t.ttl_attribute = it->value;
     t.tags.erase(it);
     break;
+  }
+  // The table's resource-based policy (issue 19), checked as PutResourcePolicy checks it;
+  // DescribeTable does not show it (GetResourcePolicy does).
+  if (resource_policy) {
+    ASSIGN_OR_RETURN(statements, ParseResourcePolicy(*resource_policy));
+    (void)statements;
+    t.resource_policy =
+        model::ResourcePolicy{*resource_policy, ops::NextRevisionId("", s.clock.NowMs())};
   }
 
   ASSIGN_OR_RETURN(created, s.catalog.Create(std::move(t)));

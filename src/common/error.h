@@ -56,6 +56,9 @@ enum class ErrorCode {
   kBackupNotFound,
   // Backups: another backup operation (a restore from it) is under way. HTTP 400.
   kBackupInUse,
+  // Resource-based policies: the resource has no policy, or not the revision the caller
+  // expected (ExpectedRevisionId). HTTP 400.
+  kPolicyNotFound,
   // The data dir cannot take writes now (disk full, read-only file system); the message says
   // which and is shown to the client. Reads still work. HTTP 500 InternalServerError.
   kStorageUnavailable,

@@ -60,6 +60,14 @@ enum class StreamViewType : uint8_t {
   kNewAndOldImages = 3,
 };
 
+// A resource-based policy attached to a table or a stream (PutResourcePolicy, CreateTable's
+// ResourcePolicy): the document as the caller sent it, and its RevisionId, a decimal string
+// that changes whenever the document does. Persisted (docs/formats.md).
+struct ResourcePolicy {
+  std::string document;
+  std::string revision_id;
+};
+
 // One stream of a table (the current one or an earlier, disabled one). A stream is named by the
 // time it was enabled (its label, "2026-11-22T07:40:12.345"), unique within the table.
 struct StreamInfo {
@@ -67,6 +75,8 @@ struct StreamInfo {
   StreamViewType view_type = StreamViewType::kKeysOnly;
   // When it was disabled; 0 while enabled. A disabled stream stays readable for 24 hours.
   int64_t disabled_ms = 0;
+  // The stream's own resource-based policy, independent of the table's.
+  std::optional<ResourcePolicy> policy;
 };
 
 struct Tag {
@@ -133,6 +143,8 @@ struct TableDescriptor {
   std::optional<TablestoreSchema> tablestore;
   // Set on a restored table.
   std::optional<RestoreSummary> restore;
+  // The table's resource-based policy, if any (it governs the table's indexes too).
+  std::optional<ResourcePolicy> resource_policy;
 
   // The enabled stream, or nullptr: the only thing the write path looks at.
   const StreamInfo* enabled_stream() const {

@@ -45,8 +45,19 @@ Status TableCatalog::Load() {
   return Status::Ok();
 }
 
+namespace {
+
+bool HasAnyResourcePolicy(const model::TableDescriptor& t) {
+  return t.resource_policy ||
+         std::any_of(t.streams.begin(), t.streams.end(), [](const auto& st) { return st.policy; });
+}
+
+}  // namespace
+
 void TableCatalog::Install(TablePtr table) {
   auto& slot = by_id_[table->id];
+  if (slot && HasAnyResourcePolicy(*slot)) --tables_with_policies_;
+  if (HasAnyResourcePolicy(*table)) ++tables_with_policies_;
   if (slot) {
     auto& retired = retired_[table->id];
     std::erase_if(retired, [](const auto& w) { return w.expired(); });
@@ -178,6 +189,7 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
     if (auto r = retired_.find(gone.id); r != retired_.end()) {
       versions.insert(versions.end(), r->second.begin(), r->second.end());
     }
+    if (HasAnyResourcePolicy(*it->second)) --tables_with_policies_;
     tables_.erase(it);
     by_id_.erase(gone.id);
     retired_.erase(gone.id);

@@ -8,6 +8,7 @@
 // consistent view of its table even if the table is deleted meanwhile.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -102,6 +103,10 @@ class TableCatalog : public index::IndexCatalog {
   Status Tag(const std::string& name, const std::vector<model::Tag>& tags);
   Status Untag(const std::string& name, const std::vector<std::string>& keys);
 
+  // Whether any table or stream has a resource-based policy: requests by keys the policy file
+  // does not restrict skip authorization entirely while none has (a lock-free read).
+  bool AnyResourcePolicy() const { return tables_with_policies_.load() > 0; }
+
   Result<storage::TableStats> Stats(const model::TableDescriptor& table) const {
     return store_.GetStats(table.id);
   }
@@ -124,6 +129,8 @@ class TableCatalog : public index::IndexCatalog {
   TableMap tables_;  // GUARDED_BY(mu_)
   std::unordered_map<uint32_t, TablePtr> by_id_;      // GUARDED_BY(mu_), same tables
   std::unordered_set<std::string> deleting_;           // GUARDED_BY(mu_), names being dropped
+  // Tables in by_id_ with a resource-based policy on them or a stream; written under mu_.
+  std::atomic<size_t> tables_with_policies_{0};
   // Replaced versions of each table, to tell when no request holds one any more.
   std::unordered_map<uint32_t, std::vector<std::weak_ptr<const model::TableDescriptor>>>
       retired_;  // GUARDED_BY(mu_)

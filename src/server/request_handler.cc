@@ -136,9 +136,10 @@ api::ApiResponse VerifySignature(const HandlerContext& ctx, const Request& req,
 api::ApiResponse Authorize(const HandlerContext& ctx, const std::string& access_key_id,
                            std::string_view amz_target, std::string_view body) {
   api::ApiResponse r;
-  if (!ctx.options.sigv4 || !ctx.options.policies) return r;
-  Status ok = api::Authorize(*ctx.options.policies, access_key_id, amz_target, body,
-                             ctx.services.region, ctx.services.account_id);
+  // Without credentials there is no caller to authorize; with them, resource-based policies
+  // apply even when no policy file is given.
+  if (!ctx.options.sigv4) return r;
+  Status ok = api::Authorize(ctx.options.policies, ctx.services, access_key_id, amz_target, body);
   if (ok) return r;
   r = api::ErrorResponse(ok.error());
   r.operation = OperationName(amz_target);

@@ -29,6 +29,7 @@ enum Tag : uint64_t {
   kStream = 20,         // nested StreamTag fields, repeated, oldest first
   kRestore = 25,        // nested RestoreTag fields: how a restored table came to be
   kTtlBackfill = 26,    // nested TtlBackfillTag fields: the TTL backfill still to finish
+  kResourcePolicy = 27, // nested PolicyTag fields: the table's resource-based policy
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
 };
 
@@ -42,6 +43,32 @@ enum RestoreTag : uint64_t {
 
 std::string EncodeRestore(const model::RestoreSummary& r);
 bool DecodeRestore(std::string_view in, model::RestoreSummary* r);
+
+// Fields inside a kResourcePolicy payload (and a stream's kStreamPolicy); persisted.
+enum PolicyTag : uint64_t {
+  kPolicyDocument = 1,  // bytes: the policy document as sent
+  kPolicyRevision = 2,  // bytes: its RevisionId
+};
+
+void PutField(std::string* out, uint64_t tag, std::string_view payload);
+
+std::string EncodePolicy(const model::ResourcePolicy& p) {
+  std::string out;
+  PutField(&out, kPolicyDocument, p.document);
+  PutField(&out, kPolicyRevision, p.revision_id);
+  return out;
+}
+
+bool DecodePolicy(std::string_view in, model::ResourcePolicy* p) {
+  while (!in.empty()) {
+    uint64_t tag;
+    std::string_view v;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &v)) return false;
+    if (tag == kPolicyDocument) p->document.assign(v);
+    if (tag == kPolicyRevision) p->revision_id.assign(v);
+  }
+  return true;
+}
 
 // Fields inside a kTtlBackfill payload; persisted.
 enum TtlBackfillTag : uint64_t {
@@ -63,6 +90,7 @@ enum StreamTag : uint64_t {
   kStreamCreatedMs = 1,   // varint
   kStreamViewType = 2,    // varint StreamViewType
   kStreamDisabledMs = 3,  // varint, 0 while enabled
+  kStreamPolicy = 4,      // nested PolicyTag fields: the stream's resource-based policy
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -206,6 +234,7 @@ std::string EncodeStream(const model::StreamInfo& st) {
   PutVarintField(&out, kStreamCreatedMs, static_cast<uint64_t>(st.created_ms));
   PutVarintField(&out, kStreamViewType, static_cast<uint64_t>(st.view_type));
   PutVarintField(&out, kStreamDisabledMs, static_cast<uint64_t>(st.disabled_ms));
+  if (st.policy) PutField(&out, kStreamPolicy, EncodePolicy(*st.policy));
   return out;
 }
 
@@ -214,6 +243,10 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
     uint64_t tag, v = 0;
     std::string_view p;
     if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    if (tag == kStreamPolicy) {
+      if (!DecodePolicy(p, &st->policy.emplace())) return false;
+      continue;
+    }
     if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs) continue;
     if (!GetVarintPayload(p, &v)) return false;
     if (tag == kStreamCreatedMs) st->created_ms = static_cast<int64_t>(v);
@@ -299,6 +332,7 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
     if (!t.ttl_backfill->cursor.empty()) PutField(&p, kTtlBackfillCursor, t.ttl_backfill->cursor);
     PutField(&out, kTtlBackfill, p);
   }
+  if (t.resource_policy) PutField(&out, kResourcePolicy, EncodePolicy(*t.resource_policy));
   return out;
 }
 
@@ -343,6 +377,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kTablestore: ok = DecodeTablestore(p, &t.tablestore.emplace()); break;
       case kRestore: ok = DecodeRestore(p, &t.restore.emplace()); break;
       case kTtlBackfill: ok = DecodeTtlBackfill(p, &t.ttl_backfill.emplace()); break;
+      case kResourcePolicy: ok = DecodePolicy(p, &t.resource_policy.emplace()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

@@ -27,7 +27,7 @@ class StreamLogTest : public ::testing::Test {
     table_.id = 4;
     table_.name = "t";
     table_.key.hash = {"pk", model::ValueType::kS};
-    table_.streams.push_back({kStart, model::StreamViewType::kNewAndOldImages, 0});
+    table_.streams.push_back({kStart, model::StreamViewType::kNewAndOldImages, 0, std::nullopt});
   }
   void TearDown() override {
     log_.reset();
@@ -212,7 +212,7 @@ TEST_F(StreamLogTest, TrimmerForgetsDroppedStreamsAfterTheRetention) {
   d.table_id = 9;
   d.table_name = "gone";
   d.key.hash = {"pk", model::ValueType::kS};
-  d.info = {kStart, model::StreamViewType::kKeysOnly, kStart + 5};
+  d.info = {kStart, model::StreamViewType::kKeysOnly, kStart + 5, std::nullopt};
   storage::WriteBatch batch(*store_);
   batch.Put(storage::Family::kStreams, DroppedKey(9, kStart), EncodeDropped(d));
   ASSERT_TRUE(store_->Write(batch).ok());

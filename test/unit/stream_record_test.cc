@@ -80,7 +80,7 @@ TEST(StreamRecordTest, DroppedStreamRoundTrips) {
   d.table_name = "orders";
   d.key.hash = {"pk", model::ValueType::kS};
   d.key.range = model::KeyElement{"sk", model::ValueType::kN};
-  d.info = {123456, model::StreamViewType::kOldImage, 999999};
+  d.info = {123456, model::StreamViewType::kOldImage, 999999, std::nullopt};
   auto back = DecodeDropped(DroppedKey(7, 123456), EncodeDropped(d));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->table_id, 7u);

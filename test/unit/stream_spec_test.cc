@@ -75,8 +75,8 @@ TEST(StreamSpecTest, StreamsSurviveTheCatalogCodec) {
   t.id = 3;
   t.name = "orders";
   t.key.hash = {"pk", model::ValueType::kS};
-  t.streams.push_back({kNow, model::StreamViewType::kNewImage, kNow + 5});
-  t.streams.push_back({kNow + 9, model::StreamViewType::kNewAndOldImages, 0});
+  t.streams.push_back({kNow, model::StreamViewType::kNewImage, kNow + 5, std::nullopt});
+  t.streams.push_back({kNow + 9, model::StreamViewType::kNewAndOldImages, 0, std::nullopt});
   auto back = storage::DecodeTableDescriptor(storage::EncodeTableDescriptor(t));
   ASSERT_TRUE(back);
   ASSERT_EQ(back->streams.size(), 2u);
