@@ -3,7 +3,8 @@
 // body); it goes through api::Dispatch exactly as the HTTP server hands it a request: bounded JSON parse, request
 // validation, expression parsing and evaluation, PartiQL, the item, index, expiry and stream
 // writes on a real Store in a temporary folder, and the response rendering. The policy
-// evaluator's reading of the body (api::AccessesOf) and ParsePolicies see the same bytes.
+// evaluator's reading of the body (api::AccessesOf), ParsePolicies and the resource-based
+// policy reader and evaluator (ParseResourcePolicy, EvaluateResourcePolicy) see the same bytes.
 // Any input: never a crash, a hang, a leak or undefined behaviour.
 #include <unistd.h>
 
@@ -12,11 +13,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "api/authorize.h"
 #include "api/dispatch.h"
+#include "api/resource_policy_doc.h"
+#include "auth/resource_policy.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
 #include "ops/multi_item_ops.h"
@@ -115,5 +119,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)api::Dispatch(*world.services, target, body);
   (void)api::AccessesOf(target, body, "us-east-1", "000000000000");
   (void)api::ParsePolicies(body);
+  // The same bytes as a resource-based policy document, evaluated when it reads as one.
+  if (auto statements = api::ParseResourcePolicy(body); statements.ok()) {
+    auth::Caller caller{"000000000000", "arn:aws:iam::000000000000:user/AK"};
+    (void)auth::EvaluateResourcePolicy(*statements, caller, "dynamodb:PutItem",
+                                       "arn:aws:dynamodb:us-east-1:000000000000:table/t",
+                                       std::set<std::string>{"pk", "exp"});
+  }
   return 0;
 }

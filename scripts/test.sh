@@ -24,8 +24,8 @@ TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/js/
 echo "== web GUI end-to-end test (node --test, dynamodb-admin in headless Chromium)"
 TTLSTORE_BIN="$PWD/build/ttlstore" node --test test/gui/
 
-echo "== fuzzing the parsers of untrusted input (fuzz/run.sh, 45 s per target)"
-bash fuzz/run.sh "${TTLSTORE_FUZZ_SECONDS:-45}"
+echo "== fuzzing the parsers of untrusted input (fuzz/run.sh, 30 s per target)"
+bash fuzz/run.sh "${TTLSTORE_FUZZ_SECONDS:-30}"
 
 echo "== benchmark tooling smoke test (bench/smoke.sh)"
 bash bench/smoke.sh
