@@ -20,6 +20,7 @@
 #include "api/authorize.h"
 #include "api/dispatch.h"
 #include "api/resource_policy_doc.h"
+#include "api/resource_policy_rules.h"
 #include "auth/resource_policy.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
@@ -121,6 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)api::ParsePolicies(body);
   // The same bytes as a resource-based policy document, evaluated when it reads as one.
   if (auto statements = api::ParseResourcePolicy(body); statements.ok()) {
+    (void)api::CheckPolicyForResource(*statements, api::PolicyResourceKind::kStream);
     auth::Caller caller{"000000000000", "arn:aws:iam::000000000000:user/AK"};
     (void)auth::EvaluateResourcePolicy(*statements, caller, "dynamodb:PutItem",
                                        "arn:aws:dynamodb:us-east-1:000000000000:table/t",

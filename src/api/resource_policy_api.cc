@@ -8,6 +8,7 @@
 #include "api/handlers.h"
 #include "api/request.h"
 #include "api/resource_policy_doc.h"
+#include "api/resource_policy_rules.h"
 #include "ops/resource_policies.h"
 #include "streams/stream_names.h"
 
@@ -133,8 +134,10 @@ Result<std::string> PutResourcePolicy(const Services& s, const rapidjson::Value&
   ASSIGN_OR_RETURN(confirm, OptBool(req, "ConfirmRemoveSelfResourceAccess"));
   (void)confirm;
   ASSIGN_OR_RETURN(statements, ParseResourcePolicy(*policy));
-  (void)statements;
   ASSIGN_OR_RETURN(resource, ResolvePolicyArn(s, *arn_field));
+  RETURN_IF_ERROR(CheckPolicyForResource(statements, resource.target.stream_created_ms
+                                                         ? PolicyResourceKind::kStream
+                                                         : PolicyResourceKind::kTable));
   ASSIGN_OR_RETURN(revision,
                    ops::PutResourcePolicy(s.catalog, s.clock, resource.target, *policy, expected));
   return Response(std::nullopt, revision);

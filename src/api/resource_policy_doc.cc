@@ -2,9 +2,13 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
 #include <string>
 
 #include "api/json_parse.h"
+#include "api/resource_policy_rules.h"
 
 namespace ttlstore::api {
 namespace {
@@ -44,9 +48,19 @@ Status ReadPrincipal(const rapidjson::Value& v, auth::ResourceStatement* rs) {
   }
   for (const auto& kind : v.GetObject()) {
     ASSIGN_OR_RETURN(names, Strings(kind.value, "Principal"));
+    std::string_view kind_name(kind.name.GetString(), kind.name.GetStringLength());
+    // The service principals DynamoDB accepts in a resource policy (Redshift zero-ETL and
+    // multi-account global tables; its refusal of others measured through aws-cdk#37273).
+    if (kind_name == "Service") {
+      for (const auto& n : names) {
+        if (n != "redshift.amazonaws.com" && n != "replication.dynamodb.amazonaws.com") {
+          return Invalid("Policy contains invalid service principal");
+        }
+      }
+    }
     // Service and federated principals never sign requests to this server: they are kept out
     // of `principals`, so such a statement names no caller.
-    if (std::string_view(kind.name.GetString()) != "AWS") continue;
+    if (kind_name != "AWS") continue;
     for (auto& n : names) {
       if (n == "*") {
         rs->any_principal = true;
@@ -59,7 +73,30 @@ Status ReadPrincipal(const rapidjson::Value& v, auth::ResourceStatement* rs) {
 }
 
 // The condition: dynamodb:Attributes under ForAnyValue:StringEquals / ForAllValues:StringEquals
-// is evaluated as in identity policies; any other operator or key is kept as unsupported.
+// is evaluated as in identity policies, aws:PrincipalAccount and aws:PrincipalArn under the
+// string and ARN operators as principal conditions; any other operator or key is kept as
+// unsupported.
+std::optional<auth::ResourceStatement::PrincipalCondition> PrincipalConditionOf(
+    std::string_view op, std::string_view key) {
+  std::string k;
+  for (char c : key) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (k != "aws:principalaccount" && k != "aws:principalarn") return std::nullopt;
+  if (op.size() > 8 && op.substr(op.size() - 8) == "IfExists") op.remove_suffix(8);
+  auth::ResourceStatement::PrincipalCondition c;
+  c.arn = k == "aws:principalarn";
+  if (op == "StringEquals" || op == "ArnEquals") {
+  } else if (op == "StringLike" || op == "ArnLike") {
+    c.like = true;
+  } else if (op == "StringNotEquals" || op == "ArnNotEquals") {
+    c.negated = true;
+  } else if (op == "StringNotLike" || op == "ArnNotLike") {
+    c.like = c.negated = true;
+  } else {
+    return std::nullopt;
+  }
+  return c;
+}
+
 Status ReadCondition(const rapidjson::Value& v, auth::ResourceStatement* rs) {
   if (!v.IsObject()) return Invalid("Condition must be an object");
   for (const auto& op : v.GetObject()) {
@@ -68,6 +105,15 @@ Status ReadCondition(const rapidjson::Value& v, auth::ResourceStatement* rs) {
     for (const auto& key : op.value.GetObject()) {
       ASSIGN_OR_RETURN(values, Strings(key.value, "a Condition value"));
       std::string_view k(key.name.GetString(), key.name.GetStringLength());
+      if (IsTrustedConditionKey(k) &&
+          std::none_of(values.begin(), values.end(), [](const std::string& v) { return v == "*"; })) {
+        rs->trusted_condition = true;
+      }
+      if (auto pc = PrincipalConditionOf(name, k)) {
+        pc->values = std::move(values);
+        rs->principal_conditions.push_back(std::move(*pc));
+        continue;
+      }
       auto& s = rs->statement;
       bool known = k == "dynamodb:Attributes" &&
                    s.condition == auth::Statement::AttributeCondition::kNone &&

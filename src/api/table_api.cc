@@ -7,6 +7,7 @@
 #include "api/handlers.h"
 #include "api/request.h"
 #include "api/resource_policy_doc.h"
+#include "api/resource_policy_rules.h"
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
 #include "api/tags.h"
@@ -291,7 +292,7 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
   // DescribeTable does not show it (GetResourcePolicy does).
   if (resource_policy) {
     ASSIGN_OR_RETURN(statements, ParseResourcePolicy(*resource_policy));
-    (void)statements;
+    RETURN_IF_ERROR(CheckPolicyForResource(statements, PolicyResourceKind::kTable));
     t.resource_policy =
         model::ResourcePolicy{*resource_policy, ops::NextRevisionId("", s.clock.NowMs())};
   }

@@ -1,6 +1,7 @@
 #include "auth/resource_policy.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace ttlstore::auth {
 namespace {
@@ -8,6 +9,29 @@ namespace {
 bool AnyMatch(const std::vector<std::string>& patterns, std::string_view text) {
   return std::any_of(patterns.begin(), patterns.end(),
                      [&](const std::string& p) { return GlobMatch(p, text); });
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Action names are case-insensitive (IAM User Guide, "IAM JSON policy elements: Action").
+bool AnyActionMatch(const std::vector<std::string>& patterns, std::string_view action) {
+  std::string a = Lower(action);
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return GlobMatch(Lower(p), a); });
+}
+
+bool PrincipalConditionHolds(const ResourceStatement::PrincipalCondition& c,
+                             const Caller& caller) {
+  const std::string& value = c.arn ? caller.user_arn : caller.account_id;
+  bool any = std::any_of(c.values.begin(), c.values.end(), [&](const std::string& v) {
+    return c.like ? GlobMatch(v, value) : v == value;
+  });
+  return c.negated ? !any : any;
 }
 
 // Whether `p` names the caller's whole account rather than one key.
@@ -28,10 +52,13 @@ bool PrincipalMatches(const ResourceStatement& rs, const Caller& caller) {
 }
 
 // The dynamodb:Attributes condition, as identity policies read it (policy.cc).
-bool ConditionHolds(const ResourceStatement& rs,
+bool ConditionHolds(const ResourceStatement& rs, const Caller& caller,
                     const std::optional<std::set<std::string>>& attributes) {
   const Statement& s = rs.statement;
   if (rs.unsupported_condition) return !s.allow;
+  for (const auto& c : rs.principal_conditions) {
+    if (!PrincipalConditionHolds(c, caller)) return false;
+  }
   if (s.condition == Statement::AttributeCondition::kNone) return true;
   if (!attributes) return !s.allow;
   auto listed = [&](const std::string& a) {
@@ -52,8 +79,8 @@ Verdict EvaluateResourcePolicy(const std::vector<ResourceStatement>& statements,
   bool allowed = false;
   for (const auto& rs : statements) {
     const Statement& s = rs.statement;
-    if (!AnyMatch(s.actions, action) || !AnyMatch(s.resources, resource)) continue;
-    if (!PrincipalMatches(rs, caller) || !ConditionHolds(rs, attributes)) continue;
+    if (!AnyActionMatch(s.actions, action) || !AnyMatch(s.resources, resource)) continue;
+    if (!PrincipalMatches(rs, caller) || !ConditionHolds(rs, caller, attributes)) continue;
     if (!s.allow) return Verdict::kExplicitDeny;
     allowed = true;
   }

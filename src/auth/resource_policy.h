@@ -35,6 +35,20 @@ struct ResourceStatement {
   // dynamodb:Attributes): as for an unknown attribute set, its Deny applies and its Allow does
   // not, the more restrictive reading.
   bool unsupported_condition = false;
+  // Conditions on who the caller is, which this server can evaluate: aws:PrincipalAccount and
+  // aws:PrincipalArn under String(Not)Equals, String(Not)Like, Arn(Not)Equals, Arn(Not)Like
+  // (with or without IfExists: both keys are always present for a signed request). All must
+  // hold for the statement to apply.
+  struct PrincipalCondition {
+    bool arn = false;      // aws:PrincipalArn (else aws:PrincipalAccount)
+    bool like = false;     // values are globs
+    bool negated = false;  // a Not operator
+    std::vector<std::string> values;
+  };
+  std::vector<PrincipalCondition> principal_conditions;
+  // The statement has a condition on a key Block Public Access trusts to narrow "everyone"
+  // (aws:PrincipalAccount, aws:SourceVpc, ...; api/resource_policy_rules.h).
+  bool trusted_condition = false;
 };
 
 // The caller as resource policies see it.

@@ -135,7 +135,7 @@ def test_put_get_delete_round_trip(srv):
     # The same document again: the same revision (the API reference: idempotent).
     assert put(srv, ARN + name, policy)[1]["RevisionId"] == rev1
     # Another document: a new, larger revision.
-    policy2 = doc(allow("*", ["dynamodb:GetItem", "dynamodb:Query"], ARN + name))
+    policy2 = doc(allow({"AWS": user("BOB")}, ["dynamodb:GetItem", "dynamodb:Query"], ARN + name))
     rev2 = put(srv, ARN + name, policy2)[1]["RevisionId"]
     assert int(rev2) > int(rev1)
     # DescribeTable does not show it (the developer guide).
@@ -151,13 +151,13 @@ def test_put_get_delete_round_trip(srv):
 
 def test_expected_revision_id(srv):
     name = new_table(srv)
-    p1 = doc(allow("*", "dynamodb:GetItem", ARN + name))
+    p1 = doc(allow({"AWS": user("BOB")}, "dynamodb:GetItem", ARN + name))
     rev1 = put(srv, ARN + name, p1, ExpectedRevisionId="NO_POLICY")[1]["RevisionId"]
     assert error(put(srv, ARN + name, p1, ExpectedRevisionId="NO_POLICY")) == (
         "PolicyNotFoundException",
         f"{NOT_FOUND_PREFIX}Requested policy update expecting none to be present for table "
         f"{name}, but a policy exists with revision id {rev1}.")
-    p2 = doc(allow("*", "dynamodb:PutItem", ARN + name))
+    p2 = doc(allow({"AWS": user("BOB")}, "dynamodb:PutItem", ARN + name))
     rev2 = put(srv, ARN + name, p2, ExpectedRevisionId=rev1)[1]["RevisionId"]
     stale = (f"{NOT_FOUND_PREFIX}Requested update for policy with revision id {rev1}, but the "
              f"policy associated to target table {name} has revision id {rev2}.")
@@ -173,7 +173,7 @@ def test_expected_revision_id(srv):
 
 def test_resource_arn_refusals(srv):
     name = new_table(srv)
-    p = doc(allow("*", "dynamodb:GetItem"))
+    p = doc(allow({"AWS": user("BOB")}, "dynamodb:GetItem"))
     inv = "One or more parameter values were invalid: "
     cases = [
         (name, "ValidationException", f"{inv}ARNs must start with 'arn:': {name}"),
@@ -229,11 +229,108 @@ def test_policy_document_refusals(srv):
             "PolicyNotFoundException"
 
 
+INVALID_DOC = "One or more parameter values were invalid: Invalid policy document: "
+
+
+def test_actions_must_apply_to_the_resource(srv):
+    """A table's policy may not name stream actions, a stream's policy only stream actions, and
+    no policy ListStreams (texts measured by aws-cdk#32230 and aws-controllers-k8s
+    dynamodb-controller#176 on the service)."""
+    name = new_table(srv, StreamSpecification={"StreamEnabled": True,
+                                               "StreamViewType": "KEYS_ONLY"})
+    stream_arn = client(srv).describe_table(TableName=name)["Table"]["LatestStreamArn"]
+    bob = {"AWS": user("BOB")}
+    table_doc = doc(allow(bob, ["dynamodb:GetShardIterator", "dynamodb:Query",
+                                "dynamodb:GetRecords"], ARN + name),
+                    allow(bob, ["dynamodb:GetRecords", "dynamodb:ListStreams"], ARN + name))
+    assert error(put(srv, ARN + name, table_doc)) == (
+        "ValidationException", INVALID_DOC + 'The following action names are invalid: '
+        '"dynamodb:GetShardIterator", "dynamodb:GetRecords", "dynamodb:ListStreams"')
+    assert error(put(srv, stream_arn, doc(allow(bob, "dynamodb:ListStreams", stream_arn)))) == (
+        "ValidationException",
+        INVALID_DOC + 'The following action names are invalid: "dynamodb:ListStreams"')
+    assert error(put(srv, stream_arn, doc(deny(bob, ["dynamodb:GetRecords", "dynamodb:GetItem",
+                                                     "s3:GetObject"], stream_arn)))) == (
+        "ValidationException", INVALID_DOC + 'The following action names are invalid: '
+        '"dynamodb:GetItem", "s3:GetObject"')
+    # Wildcards that name some valid action, and any case, are accepted.
+    assert put(srv, ARN + name, doc(allow(bob, ["dynamodb:Get*", "DynamoDB:putitem"],
+                                          ARN + name)))[0] == 200
+    assert put(srv, stream_arn, doc(allow(bob, ["dynamodb:*", "dynamodb:Get*"],
+                                          stream_arn)))[0] == 200
+    # CreateTable's ResourcePolicy is a table's.
+    code, message = error(call(srv, "CreateTable", {
+        "TableName": unique_name("Music"), "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "ResourcePolicy": doc(allow(bob, "dynamodb:DescribeStream", "*"))}))
+    assert (code, message) == ("ValidationException", INVALID_DOC +
+                               'The following action names are invalid: "dynamodb:DescribeStream"')
+
+
+def test_block_public_access(srv):
+    """An Allow to everyone must be narrowed by a trusted condition key (developer guide,
+    "Blocking public access with resource-based policies"); a Deny to everyone is fine."""
+    name = new_table(srv)
+    code, message = error(put(srv, ARN + name, doc(allow("*", "dynamodb:GetItem", ARN + name))))
+    assert code == "ValidationException" and "public access" in message
+    code, _ = error(put(srv, ARN + name, doc(allow({"AWS": ["*"]}, "dynamodb:GetItem"))))
+    assert code == "ValidationException"
+    # A wildcard value narrows nothing.
+    wide = dict(allow("*", "dynamodb:GetItem"),
+                Condition={"StringLike": {"aws:PrincipalAccount": "*"}})
+    assert error(put(srv, ARN + name, doc(wide)))[0] == "ValidationException"
+    assert error(call(srv, "GetResourcePolicy", {"ResourceArn": ARN + name}))[0] == \
+        "PolicyNotFoundException"
+    assert put(srv, ARN + name, doc(deny("*", "dynamodb:DeleteItem", ARN + name)))[0] == 200
+    vpc = dict(allow("*", "dynamodb:GetItem"),
+               Condition={"StringEquals": {"aws:SourceVpc": "vpc-1234"}})
+    assert put(srv, ARN + name, doc(vpc))[0] == 200
+    # No request here comes from a VPC: that Allow allows nobody.
+    reader = client(srv, "READER")
+    assert ddb_error(reader.scan, TableName=name).code == "AccessDeniedException"
+
+
+def test_principal_conditions_are_evaluated(srv):
+    """Principal "*" narrowed by aws:PrincipalAccount or aws:PrincipalArn allows exactly the
+    callers the condition names."""
+    name = new_table(srv)
+    reader = client(srv, "READER")
+    assert ddb_error(reader.scan, TableName=name).code == "AccessDeniedException"
+    account = dict(allow("*", "dynamodb:Scan", ARN + name),
+                   Condition={"StringEquals": {"aws:PrincipalAccount": [ACCOUNT]}})
+    put(srv, ARN + name, doc(account))
+    assert reader.scan(TableName=name)["Count"] == 1
+    other = dict(allow("*", "dynamodb:Scan", ARN + name),
+                 Condition={"StringEquals": {"aws:PrincipalAccount": "111111111111"}})
+    put(srv, ARN + name, doc(other))
+    assert ddb_error(reader.scan, TableName=name).code == "AccessDeniedException"
+    by_arn = dict(allow("*", "dynamodb:Scan", ARN + name),
+                  Condition={"ArnLike": {"aws:PrincipalArn": f"arn:aws:iam::{ACCOUNT}:user/READ*"}})
+    put(srv, ARN + name, doc(by_arn))
+    assert reader.scan(TableName=name)["Count"] == 1
+    # A Deny to everyone but one key.
+    put(srv, ARN + name, doc(dict(deny("*", "dynamodb:Scan", ARN + name),
+                                  Condition={"StringNotEquals": {"aws:PrincipalArn": user("BOB")}})))
+    assert client(srv, "BOB").scan(TableName=name)["Count"] == 1
+    e = ddb_error(client(srv).scan, TableName=name)
+    assert e.message == denied("ADMIN", "Scan", ARN + name, RESOURCE_DENY)
+
+
+def test_service_principals(srv):
+    name = new_table(srv)
+    bad = allow({"Service": "lambda.amazonaws.com"}, "dynamodb:GetItem", ARN + name)
+    assert error(put(srv, ARN + name, doc(bad))) == (
+        "ValidationException", INVALID_DOC + "Policy contains invalid service principal")
+    ok = allow({"Service": "redshift.amazonaws.com"}, "dynamodb:Scan", ARN + name)
+    assert put(srv, ARN + name, doc(ok))[0] == 200
+
+
 def test_policy_size_and_depth_bounds(srv):
     """20 KB counts whitespace and is checked before parsing; absurd sizes and depths are refused
     without harm, and the server keeps serving."""
     name = new_table(srv)
-    base = doc(allow("*", "dynamodb:GetItem", ARN + name))
+    base = doc(allow({"AWS": user("BOB")}, "dynamodb:GetItem", ARN + name))
     exact = base[:1] + " " * (20 * 1024 - len(base)) + base[1:]
     assert put(srv, ARN + name, exact)[0] == 200
     code, message = error(put(srv, ARN + name, exact[:1] + " " + exact[1:]))
@@ -345,7 +442,10 @@ def test_resource_allow_adds_to_a_restricted_key(srv):
 
 def test_account_principal_deny_covers_every_key(srv):
     name = new_table(srv)
-    put(srv, ARN + name, doc(allow("*", "dynamodb:*", ARN + name),
+    everyone_here = {"Effect": "Allow", "Principal": "*", "Action": "dynamodb:*",
+                     "Resource": ARN + name,
+                     "Condition": {"StringEquals": {"aws:PrincipalAccount": ACCOUNT}}}
+    put(srv, ARN + name, doc(everyone_here,
                              deny({"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "dynamodb:DeleteItem",
                                   ARN + name)))
     for key in KEYS:
@@ -360,7 +460,7 @@ def test_policy_calls_are_governed_by_the_policy(srv):
                                   ["dynamodb:PutResourcePolicy", "dynamodb:DeleteResourcePolicy",
                                    "dynamodb:GetResourcePolicy"], ARN + name)))
     for op, body in [("GetResourcePolicy", {}), ("DeleteResourcePolicy", {}),
-                     ("PutResourcePolicy", {"Policy": doc(allow("*", "*"))})]:
+                     ("PutResourcePolicy", {"Policy": doc(allow({"AWS": user("ALICE")}, "*"))})]:
         code, message = error(call(srv, op, {"ResourceArn": ARN + name, **body}, key="ALICE"))
         assert (code, message) == ("AccessDeniedException",
                                    denied("ALICE", op, ARN + name, RESOURCE_DENY))

@@ -62,7 +62,7 @@ async function createTable(extra = {}) {
 
 test('put, get and delete a table policy; revisions', async () => {
   const name = await createTable();
-  const Policy = doc({ Effect: 'Allow', Principal: '*', Action: 'dynamodb:GetItem', Resource: ARN + name });
+  const Policy = doc({ Effect: 'Allow', Principal: { AWS: user('BOB') }, Action: 'dynamodb:GetItem', Resource: ARN + name });
   const put = await clients.ADMIN.send(new PutResourcePolicyCommand({
     ResourceArn: ARN + name, Policy, ExpectedRevisionId: 'NO_POLICY',
   }));
@@ -82,9 +82,20 @@ test('put, get and delete a table policy; revisions', async () => {
   // The SDK sends ConfirmRemoveSelfResourceAccess as a header; it is accepted.
   const put2 = await clients.ADMIN.send(new PutResourcePolicyCommand({
     ResourceArn: ARN + name, ExpectedRevisionId: put.RevisionId, ConfirmRemoveSelfResourceAccess: true,
-    Policy: doc({ Effect: 'Allow', Principal: '*', Action: 'dynamodb:*', Resource: ARN + name }),
+    Policy: doc({
+      Effect: 'Allow', Principal: '*', Action: 'dynamodb:*', Resource: ARN + name,
+      Condition: { StringEquals: { 'aws:PrincipalAccount': '000000000000' } },
+    }),
   }));
   assert.ok(BigInt(put2.RevisionId) > BigInt(put.RevisionId));
+
+  // Block Public Access: an Allow to everyone, unnarrowed, is refused.
+  const open = await rejection(clients.ADMIN.send(new PutResourcePolicyCommand({
+    ResourceArn: ARN + name,
+    Policy: doc({ Effect: 'Allow', Principal: '*', Action: 'dynamodb:*', Resource: ARN + name }),
+  })));
+  assert.equal(open.name, 'ValidationException');
+  assert.match(open.message, /public access/);
 
   const del = await clients.ADMIN.send(new DeleteResourcePolicyCommand({ ResourceArn: ARN + name }));
   assert.equal(del.RevisionId, put2.RevisionId);

@@ -18,7 +18,7 @@ TEST(ResourcePolicyDoc, ReadsPrincipalsActionsResources) {
       R"([{"Sid":"a","Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"},
           {"Effect":"Deny","Principal":{"AWS":["arn:aws:iam::000000000000:user/B","000000000000"]},
            "Action":["dynamodb:PutItem","dynamodb:DeleteItem"],"Resource":["x","y"]},
-          {"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"*","Resource":"*"}])"));
+          {"Effect":"Allow","Principal":{"Service":"redshift.amazonaws.com"},"Action":"*","Resource":"*"}])"));
   ASSERT_TRUE(st) << st.error().message();
   ASSERT_EQ(st->size(), 3u);
   EXPECT_TRUE((*st)[0].any_principal);
