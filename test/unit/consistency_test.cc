@@ -172,7 +172,7 @@ class IndexConsistencyTest : public ConsistencyTest {
   std::string ItemKeyOf(const std::string& pk) { return storage::ItemKey(orders_.id, S(pk), nullptr); }
   std::string EntryKeyOf(const std::string& pk, const std::string& g) {
     model::AttributeValue gv = S(g);
-    index::IndexKeyValues keys{&gv, nullptr};
+    index::IndexKeyValues keys{{&gv}, {}};
     return index::EntryKey(orders_.id, orders_.indexes[0], keys, ItemKeyOf(pk));
   }
   void Write(const std::function<void(storage::WriteBatch&)>& f) {
@@ -270,7 +270,7 @@ TEST_F(IndexConsistencyTest, EntriesOfAnUnknownIndexOrTableAreOrphans) {
   model::SecondaryIndex ghost = orders_.indexes[0];
   ghost.id = 7;
   model::AttributeValue g = S("G1");
-  index::IndexKeyValues keys{&g, nullptr};
+  index::IndexKeyValues keys{{&g}, {}};
   Write([&](storage::WriteBatch& b) {
     b.Put(storage::Family::kIndexes, index::EntryKey(orders_.id, ghost, keys, ItemKeyOf("a")),
           storage::EncodeItem({{"pk", S("a")}, {"g", g}}));
