@@ -284,6 +284,33 @@ TEST_F(IndexConsistencyTest, EntriesOfAnUnknownIndexOrTableAreOrphans) {
   ExpectProblem("index entries under table id 999, which names no table (orphans)");
 }
 
+TEST_F(IndexConsistencyTest, AMultiAttributeKeyIsCheckedWhole) {
+  // A GSI keyed by (g, x) and n: changing n alone must move the entry.
+  ASSERT_TRUE(catalog_->Update("orders", [](model::TableDescriptor& t) {
+    model::SecondaryIndex m;
+    m.name = "by_g_x_n";
+    m.id = t.next_index_id++;
+    m.global = true;
+    m.key.hash = {"g", model::ValueType::kS};
+    m.key.more_hash = {{"x", model::ValueType::kS}};
+    m.key.range = model::KeyElement{"n", model::ValueType::kN};
+    m.projection = model::ProjectionType::kKeysOnly;
+    t.attribute_definitions.push_back({"x", model::ValueType::kS});
+    t.attribute_definitions.push_back({"n", model::ValueType::kN});
+    t.indexes.push_back(m);
+    return Status::Ok();
+  }).ok());
+  PutOrder("a", "G1", "1");
+  PutOrder("b", "G1", "2");
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok()) << r.problems[0];
+  EXPECT_EQ(r.index_entries, 4u);
+  model::Item moved{{"pk", S("a")}, {"g", S("G1")}, {"n", N("5")}, {"x", S("unprojected")}};
+  Write([&](storage::WriteBatch& b) { b.PutItem(ItemKeyOf("a"), storage::EncodeItem(moved)); });
+  ExpectProblem("index by_g_x_n: entry");
+  ExpectProblem("is not its item's entry");
+}
+
 TEST_F(IndexConsistencyTest, EntriesOfAnIndexBeingRemovedAreOnlyCounted) {
   PutOrder("a", "G1");
   PutOrder("b", "G2");
