@@ -1,5 +1,6 @@
 #include "api/legacy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -289,7 +290,10 @@ Result<std::optional<expr::KeyCondition>> LegacyKeyConditions(const rapidjson::V
                                                                expr::Placeholders& ph) {
   ASSIGN_OR_RETURN(map, OptObject(req, "KeyConditions"));
   if (!map) return std::optional<expr::KeyCondition>();
-  if (map->ObjectEmpty() || map->MemberCount() > 2) {
+  // A GSI with a multi-attribute key takes one condition per key attribute: the service
+  // accepts the legacy parameter on such an index as on any other (docs/compatibility.md).
+  size_t most = std::max<size_t>(2, schema.HashElements().size() + schema.RangeElements().size());
+  if (map->ObjectEmpty() || map->MemberCount() > most) {
     return Error::Validation("Conditions can be of length 1 or 2 only");
   }
   std::string text;
@@ -298,8 +302,10 @@ Result<std::optional<expr::KeyCondition>> LegacyKeyConditions(const rapidjson::V
     ASSIGN_OR_RETURN(part, ConditionText(name, m.value, ph, Source::kKeyConditions));
     // Checked after the values, as the service does (dynalite's query tests).
     ASSIGN_OR_RETURN(op, OptString(m.value, "ComparisonOperator"));
-    bool key_attribute = name == schema.hash.name || (schema.range && name == schema.range->name);
-    if (op && key_attribute && !Indexable(*op, name == schema.hash.name)) {
+    bool key_attribute = schema.Contains(name);
+    bool partition_key = false;
+    for (const model::KeyElement* e : schema.HashElements()) partition_key |= e->name == name;
+    if (op && key_attribute && !Indexable(*op, partition_key)) {
       return Error::Validation("Attempted conditional constraint is not an indexable operation");
     }
     text += (text.empty() ? "" : " AND ") + part;

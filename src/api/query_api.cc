@@ -252,7 +252,7 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   if (filter) {
     // A Query's key attributes belong in its key condition, never its filter.
     for (const std::string& name : filter->TopLevelNames()) {
-      if (name == key.hash.name || (key.range && name == key.range->name)) {
+      if (key.Contains(name)) {
         return Error::Validation(
             "Filter Expression can only contain non-primary key attributes: Primary key "
             "attribute: " + name);
@@ -266,8 +266,7 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   }
   ASSIGN_OR_RETURN(start, DecodeStartKey(req, table, ix));
   if (start) {
-    bool inside = start->at(key.hash.name) == condition->partition &&
-                  (!key.range || condition->MatchesSort(start->at(key.range->name)));
+    bool inside = condition->Matches(key, *start);
     if (!inside) {
       return Error::Validation(
           "The provided starting key is outside query boundaries based on provided conditions");

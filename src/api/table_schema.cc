@@ -31,29 +31,68 @@ const char* ProjectionName(model::ProjectionType p) {
   return "ALL";
 }
 
-// HASH [RANGE] order and no repeated attribute.
-Status CheckKeyOrder(const KeySchemaSpec& keys) {
-  if (keys.empty() || keys[0].second != "HASH") {
-    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-  }
-  if (keys.size() == 2 && keys[1].second != "RANGE") {
-    return Error::Validation(
-        "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-  }
-  if (keys.size() == 2 && keys[0].first == keys[1].first) {
-    return Error::Validation(
-        "Both the Hash Key and the Range Key element in the KeySchema have the same name");
-  }
-  return Status::Ok();
+const char* Ordinal(size_t i) {
+  static const char* const kOrdinals[] = {"first", "second", "third", "fourth",
+                                          "fifth", "sixth",  "seventh", "eighth"};
+  return i < 8 ? kOrdinals[i] : "next";
 }
 
 }  // namespace
 
+Status CheckKeyOrder(const KeySchemaSpec& keys, bool global) {
+  if (keys.empty() || keys[0].second != "HASH") {
+    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  bool multi = global && (keys.size() > 2 || (keys.size() == 2 && keys[1].second == "HASH"));
+  if (!multi) {
+    if (keys.size() == 2 && keys[1].second != "RANGE") {
+      return Error::Validation(
+          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+    }
+    if (keys.size() == 2 && keys[0].first == keys[1].first) {
+      return Error::Validation(
+          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+    }
+    return Status::Ok();
+  }
+  // A multi-attribute GSI key: HASH elements, then RANGE elements, at most 4 of each. The
+  // service's texts for these were not found; these follow its single-attribute ones
+  // (docs/compatibility.md, "Multi-attribute GSI keys").
+  size_t hash = 0, range = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].second == "HASH") {
+      if (range > 0) {
+        return Error::Validation(std::string("Invalid KeySchema: The ") + Ordinal(i) +
+                                 " KeySchemaElement is not a RANGE key type");
+      }
+      ++hash;
+    } else {
+      ++range;
+    }
+  }
+  if (hash > model::kMaxIndexKeyAttributes) {
+    return Error::Validation(
+        "Invalid KeySchema: A global secondary index key can have at most 4 HASH key elements");
+  }
+  if (range > model::kMaxIndexKeyAttributes) {
+    return Error::Validation(
+        "Invalid KeySchema: A global secondary index key can have at most 4 RANGE key elements");
+  }
+  std::set<std::string> seen;
+  for (const auto& [name, kind] : keys) {
+    if (!seen.insert(name).second) {
+      return Error::Validation(std::string(kInvalid) +
+                               "Duplicate AttributeName in KeySchema: " + name);
+    }
+  }
+  return Status::Ok();
+}
+
 Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::string& path,
-                                      Constraints& c) {
+                                      Constraints& c, size_t max_elements) {
   KeySchemaSpec keys;
   if (!json) return keys;
-  if (json->Size() < 1 || json->Size() > 2) {
+  if (json->Size() < 1 || json->Size() > max_elements) {
     // The service prints the list as its Java objects.
     std::string rendered;
     for (const auto& e : json->GetArray()) {
@@ -65,7 +104,8 @@ Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::s
     }
     c.Add("Value '[" + rendered + "]' at '" + path +
           "' failed to satisfy constraint: Member must have length " +
-          (json->Size() < 1 ? "greater than or equal to 1" : "less than or equal to 2"));
+          (json->Size() < 1 ? std::string("greater than or equal to 1")
+                            : "less than or equal to " + std::to_string(max_elements)));
   }
   for (rapidjson::SizeType i = 0; i < json->Size(); ++i) {
     std::string at = path + "." + std::to_string(i + 1) + ".member.";
@@ -90,7 +130,9 @@ Result<IndexSpec> DecodeIndex(const rapidjson::Value& ix, bool global, const std
   spec.name = name.value_or("");
   ASSIGN_OR_RETURN(key_json, OptArray(ix, "KeySchema"));
   c.NotNull((at + "keySchema").c_str(), key_json != nullptr);
-  ASSIGN_OR_RETURN(keys, DecodeKeySchema(key_json, at + "keySchema", c));
+  // A GSI's key may have up to 4 HASH and 4 RANGE attributes (multi-attribute keys).
+  ASSIGN_OR_RETURN(keys, DecodeKeySchema(key_json, at + "keySchema", c,
+                                         global ? 2 * model::kMaxIndexKeyAttributes : 2));
   spec.keys = std::move(keys);
   ASSIGN_OR_RETURN(projection, OptObject(ix, "Projection"));
   c.NotNull((at + "projection").c_str(), projection != nullptr);
@@ -181,10 +223,18 @@ model::SecondaryIndex MakeIndex(const IndexSpec& spec, model::TableDescriptor* t
   ix.name = spec.name;
   ix.id = t->next_index_id++;
   ix.global = spec.global;
+  // HASH elements first, then RANGE ones (CheckKeyOrder): the first of each goes to hash and
+  // range, the others (a multi-attribute GSI key) to more_hash and more_range.
   ix.key.hash = {spec.keys[0].first, FindDefinition(*t, spec.keys[0].first)->type};
-  if (spec.keys.size() == 2) {
-    ix.key.range = model::KeyElement{spec.keys[1].first,
-                                     FindDefinition(*t, spec.keys[1].first)->type};
+  for (size_t i = 1; i < spec.keys.size(); ++i) {
+    model::KeyElement e{spec.keys[i].first, FindDefinition(*t, spec.keys[i].first)->type};
+    if (spec.keys[i].second == "HASH") {
+      ix.key.more_hash.push_back(std::move(e));
+    } else if (!ix.key.range) {
+      ix.key.range = std::move(e);
+    } else {
+      ix.key.more_range.push_back(std::move(e));
+    }
   }
   ix.projection = spec.projection_type == "KEYS_ONLY" ? model::ProjectionType::kKeysOnly
                   : spec.projection_type == "INCLUDE" ? model::ProjectionType::kInclude
@@ -246,7 +296,7 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
     if (!names.insert(spec.name).second) {
       return Error::Validation(std::string(kInvalid) + "Duplicate index name: " + spec.name);
     }
-    RETURN_IF_ERROR(CheckKeyOrder(spec.keys));
+    RETURN_IF_ERROR(CheckKeyOrder(spec.keys, spec.global));
     if (!spec.global) {
       if (spec.keys[0].first != t->key.hash.name) {
         return Error::Validation(std::string(kInvalid) +
@@ -320,19 +370,15 @@ void WriteThroughput(JsonWriter& w, int64_t read_capacity, int64_t write_capacit
 
 void WriteKeySchema(JsonWriter& w, const model::KeySchema& key) {
   w.StartArray();
-  w.StartObject();
-  w.Key("AttributeName");
-  WriteString(w, key.hash.name);
-  w.Key("KeyType");
-  w.String("HASH");
-  w.EndObject();
-  if (key.range) {
-    w.StartObject();
-    w.Key("AttributeName");
-    WriteString(w, key.range->name);
-    w.Key("KeyType");
-    w.String("RANGE");
-    w.EndObject();
+  for (bool hash : {true, false}) {
+    for (const model::KeyElement* e : hash ? key.HashElements() : key.RangeElements()) {
+      w.StartObject();
+      w.Key("AttributeName");
+      WriteString(w, e->name);
+      w.Key("KeyType");
+      w.String(hash ? "HASH" : "RANGE");
+      w.EndObject();
+    }
   }
   w.EndArray();
 }

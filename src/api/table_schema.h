@@ -28,8 +28,14 @@ struct IndexSpec {
 };
 
 // Shape checks go to `c`; wrong JSON types are returned as SerializationException.
+// `max_elements`: 2 for a table's or an LSI's KeySchema, 8 for a GSI's (multi-attribute keys).
 Result<KeySchemaSpec> DecodeKeySchema(const rapidjson::Value* json, const std::string& path,
-                                      Constraints& c);
+                                      Constraints& c, size_t max_elements = 2);
+
+// The order rules of a KeySchema, with the service's messages: HASH first; for a table or an
+// LSI then at most one RANGE; for a GSI (`global`) up to 4 HASH then up to 4 RANGE elements
+// (multi-attribute keys), never a HASH after a RANGE, and no attribute twice.
+Status CheckKeyOrder(const KeySchemaSpec& keys, bool global = false);
 Result<std::vector<IndexSpec>> DecodeIndexes(const rapidjson::Value& req, bool global,
                                              Constraints& c);
 // One index declaration; `at` is its path for messages ("globalSecondaryIndexes.1.member.").

@@ -145,8 +145,8 @@ void PruneDefinitions(model::TableDescriptor& t) {
   std::set<std::string> used = {t.key.hash.name};
   if (t.key.range) used.insert(t.key.range->name);
   for (const auto& ix : t.indexes) {
-    used.insert(ix.key.hash.name);
-    if (ix.key.range) used.insert(ix.key.range->name);
+    for (const model::KeyElement* e : ix.key.HashElements()) used.insert(e->name);
+    for (const model::KeyElement* e : ix.key.RangeElements()) used.insert(e->name);
   }
   std::erase_if(t.attribute_definitions,
                 [&](const model::KeyElement& d) { return !used.count(d.name); });
@@ -159,17 +159,7 @@ Status CreateIndex(const UpdateRequest& u, const IndexSpec& spec, model::TableDe
   if (!u.has_definitions || u.definitions.empty()) {
     return Error::Validation("No Attribute Schema Defined");
   }
-  if (spec.keys.empty() || spec.keys[0].second != "HASH") {
-    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-  }
-  if (spec.keys.size() == 2 && spec.keys[1].second != "RANGE") {
-    return Error::Validation(
-        "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-  }
-  if (spec.keys.size() == 2 && spec.keys[0].first == spec.keys[1].first) {
-    return Error::Validation(
-        "Both the Hash Key and the Range Key element in the KeySchema have the same name");
-  }
+  RETURN_IF_ERROR(CheckKeyOrder(spec.keys, /*global=*/true));
   for (const auto& key : spec.keys) {
     const std::string& attr = key.first;  // a plain reference: clang 14 cannot capture bindings
     auto in_request = std::find_if(u.definitions.begin(), u.definitions.end(),

@@ -162,6 +162,78 @@ Status CheckKeyOperand(const model::KeyElement& key, const AttributeValue& v, bo
   return Status::Ok();
 }
 
+// The values of one term, checked against the key attribute it conditions, in the order the
+// single-attribute path checks them.
+Status CheckTermValues(const model::KeyElement& key, const KeyTerm& term, bool is_hash) {
+  for (const AttributeValue& v : term.values) {
+    if (v.type() != key.type) {
+      return Error::Validation(
+          "One or more parameter values were invalid: Condition parameter type does not match "
+          "schema type");
+    }
+  }
+  for (const AttributeValue& v : term.values) RETURN_IF_ERROR(CheckKeyOperand(key, v, is_hash));
+  return Status::Ok();
+}
+
+// A key condition on a GSI with a multi-attribute key (docs/compatibility.md, "Multi-attribute
+// GSI keys"): every partition-key attribute by equality; the sort-key attributes from the
+// first, without a gap, all by equality except the last one given.
+Result<KeyCondition> ReduceMulti(std::vector<KeyTerm>& terms, const model::KeySchema& schema) {
+  auto find = [&](const std::string& name) -> KeyTerm* {
+    for (KeyTerm& t : terms) {
+      if (t.attribute == name) return &t;
+    }
+    return nullptr;
+  };
+  KeyCondition out;
+  std::vector<const model::KeyElement*> hash = schema.HashElements();
+  for (size_t i = 0; i < hash.size(); ++i) {
+    KeyTerm* term = find(hash[i]->name);
+    if (!term) {
+      return Error::Validation("Query condition missed key schema element: " + hash[i]->name);
+    }
+    RETURN_IF_ERROR(CheckTermValues(*hash[i], *term, /*is_hash=*/true));
+    if (term->op != SortOp::kEq) return Error::Validation("Query key condition not supported");
+    (i == 0 ? out.partition : out.more_partition.emplace_back()) = term->values[0];
+  }
+  // The sort-key attributes given: a prefix of the schema's, so the first one missing is the
+  // one a later condition skipped (or, after a condition on a non-key attribute, the one the
+  // caller most likely meant).
+  std::vector<const model::KeyElement*> range = schema.RangeElements();
+  size_t given = 0;
+  while (given < range.size() && find(range[given]->name)) ++given;
+  size_t conditioned = 0;
+  for (const KeyTerm& t : terms) {
+    if (schema.Contains(t.attribute)) {
+      ++conditioned;
+      continue;
+    }
+    if (given < range.size()) {
+      return Error::Validation("Query condition missed key schema element: " +
+                               range[given]->name);
+    }
+    return Error::Validation("Query key condition not supported");
+  }
+  if (conditioned != hash.size() + given) {
+    return Error::Validation("Query condition missed key schema element: " + range[given]->name);
+  }
+  for (size_t i = 0; i < given; ++i) {
+    const KeyTerm& term = *find(range[i]->name);
+    RETURN_IF_ERROR(CheckTermValues(*range[i], term, /*is_hash=*/false));
+    if (i + 1 < given) {
+      // Only the last sort-key attribute given may have a range condition.
+      if (term.op != SortOp::kEq) return Error::Validation("Query key condition not supported");
+      out.sort_prefix.push_back(term.values[0]);
+      continue;
+    }
+    out.sort_op = term.op;
+    out.sort1 = term.values[0];
+    if (term.values.size() > 1) out.sort2 = term.values[1];
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
@@ -170,6 +242,7 @@ Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::Key
   Reducer reducer;
   RETURN_IF_ERROR(reducer.Reduce(root));
   std::vector<KeyTerm>& terms = reducer.terms();
+  if (schema.MultiAttribute()) return ReduceMulti(terms, schema);
   if (terms.size() != 1 && terms.size() != 2) {
     return Error::Validation("Conditions can be of length 1 or 2 only");
   }
@@ -232,6 +305,31 @@ bool KeyCondition::MatchesSort(const AttributeValue& sort_key) const {
     default:
       return false;
   }
+}
+
+std::vector<const AttributeValue*> KeyCondition::PartitionValues() const {
+  std::vector<const AttributeValue*> out = {&partition};
+  for (const AttributeValue& v : more_partition) out.push_back(&v);
+  return out;
+}
+
+bool KeyCondition::Matches(const model::KeySchema& schema, const model::Item& key) const {
+  auto equals = [&](const model::KeyElement* e, const AttributeValue& v) {
+    auto it = key.find(e->name);
+    return it != key.end() && it->second == v;
+  };
+  std::vector<const model::KeyElement*> hash = schema.HashElements();
+  std::vector<const AttributeValue*> values = PartitionValues();
+  for (size_t i = 0; i < hash.size() && i < values.size(); ++i) {
+    if (!equals(hash[i], *values[i])) return false;
+  }
+  std::vector<const model::KeyElement*> range = schema.RangeElements();
+  for (size_t i = 0; i < sort_prefix.size() && i < range.size(); ++i) {
+    if (!equals(range[i], sort_prefix[i])) return false;
+  }
+  if (sort_op == SortOp::kNone || sort_prefix.size() >= range.size()) return true;
+  auto it = key.find(range[sort_prefix.size()]->name);
+  return it != key.end() && MatchesSort(it->second);
 }
 
 }  // namespace ttlstore::expr

@@ -2,10 +2,16 @@
 // table or index queried: an equality on the partition key, and optionally one condition on the
 // sort key (=, <, <=, >, >=, BETWEEN, begins_with). Errors use the service's wording, e.g.
 // "Query condition missed key schema element: pk".
+//
+// On a GSI with a multi-attribute key: an equality on every partition-key attribute, and the
+// sort-key attributes conditioned left to right without a gap, all by equality but the last
+// one given, which may have any sort-key condition (docs/compatibility.md, "Multi-attribute
+// GSI keys").
 #pragma once
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "expr/placeholders.h"
@@ -17,7 +23,13 @@ namespace ttlstore::expr {
 struct KeyCondition {
   enum class SortOp { kNone, kEq, kLt, kLe, kGt, kGe, kBetween, kBeginsWith };
 
-  model::AttributeValue partition;  // the partition key's value
+  model::AttributeValue partition;  // the partition key's value (its first attribute's)
+  // A multi-attribute index key (model::KeySchema::more_hash): the other partition-key
+  // attributes' values, in KeySchema order; and the equalities on the first sort-key
+  // attributes, left to right, before the one `sort_op` is on (KeySchema::RangeElements()
+  // [sort_prefix.size()]). Both empty for a single-attribute key.
+  std::vector<model::AttributeValue> more_partition;
+  std::vector<model::AttributeValue> sort_prefix;
   SortOp sort_op = SortOp::kNone;
   model::AttributeValue sort1;      // the operand (lower bound for BETWEEN)
   model::AttributeValue sort2;      // the upper bound for BETWEEN
@@ -30,6 +42,13 @@ struct KeyCondition {
 
   // True if `sort_key` satisfies the sort-key condition (always true for kNone).
   bool MatchesSort(const model::AttributeValue& sort_key) const;
+
+  // Every partition-key value, in KeySchema order.
+  std::vector<const model::AttributeValue*> PartitionValues() const;
+
+  // True if the key attributes of `key` (an item, or an ExclusiveStartKey) satisfy the whole
+  // condition. REQUIRES: the condition was parsed against `schema`.
+  bool Matches(const model::KeySchema& schema, const model::Item& key) const;
 };
 
 // DynamoDB's ordering of two scalar values of the same type (N numerically, S and B by unsigned

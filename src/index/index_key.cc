@@ -9,17 +9,30 @@ namespace ttlstore::index {
 namespace {
 
 // The item's value of one index key attribute, or null when the item has none the index can
-// take (absent, of another type, empty, or longer than the key limits): such an item is not in
-// the index. Writes refuse the last three (ValidateIndexKeys); a backfill skips them.
-const model::AttributeValue* KeyValue(const model::KeyElement& element, const model::Item& item,
-                                      size_t max_bytes) {
+// take (absent, of another type, or empty): such an item is not in the index. Writes refuse
+// the last two (ValidateIndexKeys); a backfill skips them.
+const model::AttributeValue* KeyValue(const model::KeyElement& element, const model::Item& item) {
   auto it = item.find(element.name);
   if (it == item.end() || it->second.type() != element.type) return nullptr;
-  if (element.type != model::ValueType::kN &&
-      (it->second.scalar().empty() || it->second.scalar().size() > max_bytes)) {
-    return nullptr;
-  }
+  if (element.type != model::ValueType::kN && it->second.scalar().empty()) return nullptr;
   return &it->second;
+}
+
+// The values of `elements` in `item`, or nullopt unless every one is there and the S and B
+// values together stay within `max_bytes` (the key limits; a single attribute's own limit).
+std::optional<std::vector<const model::AttributeValue*>> KeyValues(
+    const std::vector<const model::KeyElement*>& elements, const model::Item& item,
+    size_t max_bytes) {
+  std::vector<const model::AttributeValue*> out;
+  size_t bytes = 0;
+  for (const model::KeyElement* e : elements) {
+    const model::AttributeValue* v = KeyValue(*e, item);
+    if (!v) return std::nullopt;
+    if (v->type() != model::ValueType::kN) bytes += v->scalar().size();
+    out.push_back(v);
+  }
+  if (bytes > max_bytes) return std::nullopt;
+  return out;
 }
 
 void CopyAttribute(const model::Item& from, const std::string& name, model::Item* to) {
@@ -31,14 +44,11 @@ void CopyAttribute(const model::Item& from, const std::string& name, model::Item
 
 std::optional<IndexKeyValues> IndexKeyOf(const model::SecondaryIndex& index,
                                          const model::Item& item) {
-  IndexKeyValues keys;
-  keys.hash = KeyValue(index.key.hash, item, model::kMaxPartitionKeyBytes);
-  if (!keys.hash) return std::nullopt;
-  if (index.key.range) {
-    keys.range = KeyValue(*index.key.range, item, model::kMaxSortKeyBytes);
-    if (!keys.range) return std::nullopt;
-  }
-  return keys;
+  auto hash = KeyValues(index.key.HashElements(), item, model::kMaxPartitionKeyBytes);
+  if (!hash) return std::nullopt;
+  auto range = KeyValues(index.key.RangeElements(), item, model::kMaxSortKeyBytes);
+  if (!range) return std::nullopt;
+  return IndexKeyValues{std::move(*hash), std::move(*range)};
 }
 
 std::string IndexPrefix(uint32_t table_id, uint32_t index_id) {
@@ -49,18 +59,21 @@ std::string IndexPrefix(uint32_t table_id, uint32_t index_id) {
 }
 
 std::string IndexPartitionPrefix(uint32_t table_id, uint32_t index_id,
-                                 const model::AttributeValue& hash) {
-  // storage::PartitionPrefix is table_id . hash . enc(value): reuse its hash and encoding.
-  std::string partition = storage::PartitionPrefix(0, hash);
+                                 const std::vector<const model::AttributeValue*>& hash) {
+  // As storage::PartitionPrefix: hash of the encoded partition key, then the encoding; here the
+  // encoding is every partition-key attribute's, concatenated.
+  std::string encoded;
+  for (const model::AttributeValue* v : hash) storage::AppendKeyValue(&encoded, *v);
   std::string out = IndexPrefix(table_id, index_id);
-  out.append(partition, 4, std::string::npos);
+  PutFixed32BE(&out, storage::PartitionHash(encoded));
+  out += encoded;
   return out;
 }
 
 std::string EntryKey(uint32_t table_id, const model::SecondaryIndex& index,
                      const IndexKeyValues& keys, std::string_view item_key) {
-  std::string out = IndexPartitionPrefix(table_id, index.id, *keys.hash);
-  if (keys.range) storage::AppendKeyValue(&out, *keys.range);
+  std::string out = IndexPartitionPrefix(table_id, index.id, keys.hash);
+  for (const model::AttributeValue* v : keys.range) storage::AppendKeyValue(&out, *v);
   // The item key minus its table id and hash: enc(partition key) [. enc(sort key)].
   out.append(item_key.substr(std::min<size_t>(8, item_key.size())));
   return out;
@@ -78,10 +91,7 @@ uint32_t EntryHash(std::string_view entry_key) {
 bool Projects(const model::TableDescriptor& table, const model::SecondaryIndex& index,
               const std::string& attribute) {
   if (index.projection == model::ProjectionType::kAll) return true;
-  if (attribute == table.key.hash.name || (table.key.range && attribute == table.key.range->name) ||
-      attribute == index.key.hash.name || (index.key.range && attribute == index.key.range->name)) {
-    return true;
-  }
+  if (table.key.Contains(attribute) || index.key.Contains(attribute)) return true;
   return index.projection == model::ProjectionType::kInclude &&
          std::find(index.non_key_attributes.begin(), index.non_key_attributes.end(),
                    attribute) != index.non_key_attributes.end();
@@ -92,8 +102,8 @@ model::Item EntryKeyAttributes(const model::TableDescriptor& table,
   model::Item out;
   CopyAttribute(item, table.key.hash.name, &out);
   if (table.key.range) CopyAttribute(item, table.key.range->name, &out);
-  CopyAttribute(item, index.key.hash.name, &out);
-  if (index.key.range) CopyAttribute(item, index.key.range->name, &out);
+  for (const model::KeyElement* e : index.key.HashElements()) CopyAttribute(item, e->name, &out);
+  for (const model::KeyElement* e : index.key.RangeElements()) CopyAttribute(item, e->name, &out);
   return out;
 }
 

@@ -5,6 +5,13 @@
 //               [. enc(index sort key)] . enc(table partition key) [. enc(table sort key)]
 //   value     = storage::EncodeItem(projected item)
 //
+// A GSI with a multi-attribute key (up to 4 partition-key and 4 sort-key attributes) writes
+// each part as the concatenated encodings of its attributes in KeySchema order, and `hash` is
+// the hash of the whole concatenated partition part. The encodings are self-delimiting and
+// order-preserving, so entries sort by the sort attributes left to right, each in its type's
+// order, and an equality on the first k sort attributes is one key prefix. With one attribute
+// of each the bytes are exactly the single-attribute layout.
+//
 // `hash` and `enc` are the item key's (storage/key_codec.h), so a Query on an index is one seek
 // and a range scan, a Scan visits index partitions in hash order, and a parallel Scan splits an
 // index into hash ranges exactly as it splits a table. The table key at the end keeps two items
@@ -15,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/attribute_value.h"
 #include "model/table.h"
@@ -25,8 +33,8 @@ namespace ttlstore::index {
 // attribute present, of its declared type, and not an empty S or B (sparse indexes: any other
 // item simply has no entry).
 struct IndexKeyValues {
-  const model::AttributeValue* hash = nullptr;
-  const model::AttributeValue* range = nullptr;  // null for a hash-only index
+  std::vector<const model::AttributeValue*> hash;   // one per partition-key attribute
+  std::vector<const model::AttributeValue*> range;  // one per sort-key attribute (none: hash-only)
 };
 std::optional<IndexKeyValues> IndexKeyOf(const model::SecondaryIndex& index,
                                          const model::Item& item);
@@ -34,9 +42,15 @@ std::optional<IndexKeyValues> IndexKeyOf(const model::SecondaryIndex& index,
 // The prefix of every entry of one index.
 std::string IndexPrefix(uint32_t table_id, uint32_t index_id);
 
-// The prefix of every entry of one index partition (all index sort keys).
+// The prefix of every entry of one index partition (all index sort keys): `hash` holds the
+// value of every partition-key attribute, in KeySchema order.
 std::string IndexPartitionPrefix(uint32_t table_id, uint32_t index_id,
-                                 const model::AttributeValue& hash);
+                                 const std::vector<const model::AttributeValue*>& hash);
+// The same for a single-attribute partition key.
+inline std::string IndexPartitionPrefix(uint32_t table_id, uint32_t index_id,
+                                        const model::AttributeValue& hash) {
+  return IndexPartitionPrefix(table_id, index_id, std::vector<const model::AttributeValue*>{&hash});
+}
 
 // The entry key of an item whose index key is `keys` and whose item key (storage::ItemKey) is
 // `item_key`.

@@ -24,9 +24,42 @@ struct KeyElement {
   ValueType type = ValueType::kS;
 };
 
+// The most partition-key and sort-key attributes a global secondary index's key may have
+// (multi-attribute keys, DynamoDB November 2025; a table's key and an LSI's have one of each).
+inline constexpr size_t kMaxIndexKeyAttributes = 4;
+
 struct KeySchema {
   KeyElement hash;
   std::optional<KeyElement> range;
+  // A GSI's multi-attribute key: its 2nd to 4th partition-key attributes, and (with `range`)
+  // its 2nd to 4th sort-key attributes, in KeySchema order. Empty for a table's key, an LSI's
+  // and every single-attribute GSI's. Items are ordered by the sort attributes left to right.
+  std::vector<KeyElement> more_hash;
+  std::vector<KeyElement> more_range;
+
+  // Every partition-key attribute, then every sort-key attribute, in KeySchema order.
+  std::vector<const KeyElement*> HashElements() const {
+    std::vector<const KeyElement*> out = {&hash};
+    for (const auto& e : more_hash) out.push_back(&e);
+    return out;
+  }
+  std::vector<const KeyElement*> RangeElements() const {
+    std::vector<const KeyElement*> out;
+    if (range) out.push_back(&*range);
+    for (const auto& e : more_range) out.push_back(&e);
+    return out;
+  }
+  bool MultiAttribute() const { return !more_hash.empty() || !more_range.empty(); }
+  // True if `name` is one of the key's attributes.
+  bool Contains(const std::string& name) const {
+    for (const KeyElement* e : HashElements()) {
+      if (e->name == name) return true;
+    }
+    for (const KeyElement* e : RangeElements()) {
+      if (e->name == name) return true;
+    }
+    return false;
+  }
 };
 
 enum class BillingMode : uint8_t { kProvisioned = 0, kPayPerRequest = 1 };  // persisted

@@ -22,12 +22,17 @@ std::string After(std::string key) {
 
 // [lower, upper) of item keys (or index entry keys) satisfying the key condition. An item key
 // ends with its sort key; an index entry key goes on past the index sort key with the table
-// key, so its "just past this sort key" is the prefix successor instead.
+// key (and, for a multi-attribute key, further sort attributes), so its "just past this sort
+// key" is the prefix successor instead.
 std::pair<std::string, std::string> QueryRange(const model::TableDescriptor& table,
                                                const model::SecondaryIndex* index,
                                                const expr::KeyCondition& c) {
-  std::string prefix = index ? index::IndexPartitionPrefix(table.id, index->id, c.partition)
+  std::string prefix = index ? index::IndexPartitionPrefix(table.id, index->id,
+                                                           c.PartitionValues())
                              : storage::PartitionPrefix(table.id, c.partition);
+  // A multi-attribute index key's equalities on its first sort attributes narrow the partition
+  // to one key prefix; the sort-key condition is then on the next attribute's encoding.
+  for (const model::AttributeValue& v : c.sort_prefix) storage::AppendKeyValue(&prefix, v);
   std::string end = storage::PrefixSuccessor(prefix);
   auto After = [index](std::string key) {
     return index ? storage::PrefixSuccessor(std::move(key)) : ops::After(std::move(key));

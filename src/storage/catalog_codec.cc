@@ -105,6 +105,10 @@ enum IndexTag : uint64_t {
   kIndexWrite = 8,        // varint
   kIndexId = 9,           // varint
   kIndexStatus = 10,      // varint IndexStatus
+  // A multi-attribute GSI key's 2nd-4th partition-key and sort-key attributes, repeated in
+  // KeySchema order (absent for every other index, so older descriptors read unchanged).
+  kIndexMoreHashKey = 11,   // key element, repeated
+  kIndexMoreRangeKey = 12,  // key element, repeated
 };
 
 void PutField(std::string* out, uint64_t tag, std::string_view payload) {
@@ -190,6 +194,8 @@ std::string EncodeIndex(const model::SecondaryIndex& ix) {
   PutVarintField(&out, kIndexGlobal, ix.global ? 1 : 0);
   PutField(&out, kIndexHashKey, EncodeElement(ix.key.hash));
   if (ix.key.range) PutField(&out, kIndexRangeKey, EncodeElement(*ix.key.range));
+  for (const auto& e : ix.key.more_hash) PutField(&out, kIndexMoreHashKey, EncodeElement(e));
+  for (const auto& e : ix.key.more_range) PutField(&out, kIndexMoreRangeKey, EncodeElement(e));
   PutVarintField(&out, kIndexProjection, static_cast<uint64_t>(ix.projection));
   for (const auto& a : ix.non_key_attributes) PutField(&out, kIndexNonKey, a);
   PutVarintField(&out, kIndexRead, static_cast<uint64_t>(ix.read_capacity));
@@ -210,6 +216,8 @@ bool DecodeIndex(std::string_view in, model::SecondaryIndex* ix) {
       case kIndexGlobal: ok = GetVarintPayload(p, &v); ix->global = v != 0; break;
       case kIndexHashKey: ok = DecodeElement(p, &ix->key.hash); break;
       case kIndexRangeKey: ok = DecodeElement(p, &ix->key.range.emplace()); break;
+      case kIndexMoreHashKey: ok = DecodeElement(p, &ix->key.more_hash.emplace_back()); break;
+      case kIndexMoreRangeKey: ok = DecodeElement(p, &ix->key.more_range.emplace_back()); break;
       case kIndexProjection:
         ok = GetVarintPayload(p, &v);
         ix->projection = static_cast<model::ProjectionType>(v);

@@ -10,6 +10,8 @@ constexpr char kEscape = '\x00';
 constexpr char kEscapedZero = '\xff';
 constexpr char kTerminator = '\x01';
 
+}  // namespace
+
 uint32_t PartitionHash(std::string_view encoded) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
   for (unsigned char c : encoded) {
@@ -18,8 +20,6 @@ uint32_t PartitionHash(std::string_view encoded) {
   }
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
-
-}  // namespace
 
 void AppendKeyValue(std::string* out, const model::AttributeValue& value) {
   if (value.type() == model::ValueType::kN) {

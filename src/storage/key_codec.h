@@ -27,6 +27,10 @@ inline constexpr size_t kItemPrefixBytes = 8;
 // (index/index_key.h): one index partition's entries share them.
 inline constexpr size_t kIndexPrefixBytes = 12;
 
+// The 4-byte hash of an encoded partition key (the concatenated encodings of every attribute
+// of a multi-attribute index partition key).
+uint32_t PartitionHash(std::string_view encoded);
+
 // Appends the order-preserving encoding of a key value (S, N or B).
 // REQUIRES: value is valid for its type (N canonical).
 void AppendKeyValue(std::string* out, const model::AttributeValue& value);

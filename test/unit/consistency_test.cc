@@ -172,7 +172,7 @@ class IndexConsistencyTest : public ConsistencyTest {
   std::string ItemKeyOf(const std::string& pk) { return storage::ItemKey(orders_.id, S(pk), nullptr); }
   std::string EntryKeyOf(const std::string& pk, const std::string& g) {
     model::AttributeValue gv = S(g);
-    index::IndexKeyValues keys{&gv, nullptr};
+    index::IndexKeyValues keys{{&gv}, {}};
     return index::EntryKey(orders_.id, orders_.indexes[0], keys, ItemKeyOf(pk));
   }
   void Write(const std::function<void(storage::WriteBatch&)>& f) {
@@ -270,7 +270,7 @@ TEST_F(IndexConsistencyTest, EntriesOfAnUnknownIndexOrTableAreOrphans) {
   model::SecondaryIndex ghost = orders_.indexes[0];
   ghost.id = 7;
   model::AttributeValue g = S("G1");
-  index::IndexKeyValues keys{&g, nullptr};
+  index::IndexKeyValues keys{{&g}, {}};
   Write([&](storage::WriteBatch& b) {
     b.Put(storage::Family::kIndexes, index::EntryKey(orders_.id, ghost, keys, ItemKeyOf("a")),
           storage::EncodeItem({{"pk", S("a")}, {"g", g}}));
@@ -282,6 +282,33 @@ TEST_F(IndexConsistencyTest, EntriesOfAnUnknownIndexOrTableAreOrphans) {
           index::EntryKey(999, ghost, keys, storage::ItemKey(999, S("a"), nullptr)), "");
   });
   ExpectProblem("index entries under table id 999, which names no table (orphans)");
+}
+
+TEST_F(IndexConsistencyTest, AMultiAttributeKeyIsCheckedWhole) {
+  // A GSI keyed by (g, x) and n: changing n alone must move the entry.
+  ASSERT_TRUE(catalog_->Update("orders", [](model::TableDescriptor& t) {
+    model::SecondaryIndex m;
+    m.name = "by_g_x_n";
+    m.id = t.next_index_id++;
+    m.global = true;
+    m.key.hash = {"g", model::ValueType::kS};
+    m.key.more_hash = {{"x", model::ValueType::kS}};
+    m.key.range = model::KeyElement{"n", model::ValueType::kN};
+    m.projection = model::ProjectionType::kKeysOnly;
+    t.attribute_definitions.push_back({"x", model::ValueType::kS});
+    t.attribute_definitions.push_back({"n", model::ValueType::kN});
+    t.indexes.push_back(m);
+    return Status::Ok();
+  }).ok());
+  PutOrder("a", "G1", "1");
+  PutOrder("b", "G1", "2");
+  CheckReport r = Check();
+  EXPECT_TRUE(r.ok()) << r.problems[0];
+  EXPECT_EQ(r.index_entries, 4u);
+  model::Item moved{{"pk", S("a")}, {"g", S("G1")}, {"n", N("5")}, {"x", S("unprojected")}};
+  Write([&](storage::WriteBatch& b) { b.PutItem(ItemKeyOf("a"), storage::EncodeItem(moved)); });
+  ExpectProblem("index by_g_x_n: entry");
+  ExpectProblem("is not its item's entry");
 }
 
 TEST_F(IndexConsistencyTest, EntriesOfAnIndexBeingRemovedAreOnlyCounted) {

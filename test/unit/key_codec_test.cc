@@ -52,7 +52,8 @@ TEST(KeyCodec, NumberOrderMatchesNumericOrder) {
 }
 
 TEST(KeyCodec, ItemKeyRoundTripsThroughDecode) {
-  model::KeySchema schema{{"pk", model::ValueType::kS}, model::KeyElement{"sk", model::ValueType::kN}};
+  model::KeySchema schema{
+      {"pk", model::ValueType::kS}, model::KeyElement{"sk", model::ValueType::kN}, {}, {}};
   AttributeValue pk = AttributeValue::String(std::string("user\0one", 8));
   AttributeValue sk = N("-42.5");
   std::string key = ItemKey(7, pk, &sk);
@@ -81,7 +82,7 @@ TEST(KeyCodec, ItemsOfOnePartitionShareItsPrefixAndSortBySortKey) {
 }
 
 TEST(KeyCodec, DecodeRejectsTruncatedAndGarbageKeys) {
-  model::KeySchema schema{{"pk", model::ValueType::kS}, std::nullopt};
+  model::KeySchema schema{{"pk", model::ValueType::kS}, std::nullopt, {}, {}};
   uint32_t id;
   AttributeValue pk;
   std::optional<AttributeValue> sk;

@@ -11,9 +11,9 @@ namespace {
 using model::AttributeValue;
 using model::ValueType;
 
-model::KeySchema HashOnly() { return {{"pk", ValueType::kS}, std::nullopt}; }
+model::KeySchema HashOnly() { return {{"pk", ValueType::kS}, std::nullopt, {}, {}}; }
 model::KeySchema Composite() {
-  return {{"pk", ValueType::kS}, model::KeyElement{"sk", ValueType::kN}};
+  return {{"pk", ValueType::kS}, model::KeyElement{"sk", ValueType::kN}, {}, {}};
 }
 
 Statement P(const std::string& text) {
@@ -198,7 +198,8 @@ TEST(PartiqlPlanSelect, SortKeyConditionsNarrowTheQuery) {
   p = Select("SELECT * FROM t WHERE pk = 'a' AND sk = 'x'", Composite());
   EXPECT_EQ(p.keys, std::vector<std::string>{"pk = S:a"});
   EXPECT_EQ(p.filter, "(sk = S:x)");
-  model::KeySchema string_sort{{"pk", ValueType::kS}, model::KeyElement{"sk", ValueType::kS}};
+  model::KeySchema string_sort{
+      {"pk", ValueType::kS}, model::KeyElement{"sk", ValueType::kS}, {}, {}};
   p = Select("SELECT * FROM t WHERE pk = 'a' AND begins_with(\"sk\", 'prefix-')", string_sort);
   EXPECT_EQ(p.keys, std::vector<std::string>{"pk = S:a AND begins_with(sk, S:prefix-)"});
   EXPECT_EQ(p.filter, "");
