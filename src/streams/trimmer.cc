@@ -53,6 +53,10 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
     auto d = DecodeDropped(it->key(), it->value());
     if (!d || d->info.disabled_ms < cutoff) {
       batch.Delete(storage::Family::kStreams, it->key());
+      // Its shard-state entry has the same table id and stream ms after its own prefix.
+      std::string state(it->key());
+      state[0] = kShardStatePrefix;
+      batch.Delete(storage::Family::kStreams, state);
       ++stats.dropped_streams;
       any = true;
     }
