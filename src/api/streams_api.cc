@@ -277,6 +277,19 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
   if (!c.ok()) return c.ToError();
   ASSIGN_OR_RETURN(r, FindStream(s, arn, s.clock.NowMs()));
   streams::StreamLog& log = s.items.streams();
+  // Which shards are closed is taken first, what is in flight second, the ranges last: a shard
+  // closed before the in-flight check and without a number in flight then has every record
+  // committed before the ranges are read, so its EndingSequenceNumber is its last record.
+  ASSIGN_OR_RETURN(before, log.ListShards(r.table_id, r.info.created_ms));
+  std::set<uint32_t> settled;
+  {
+    std::set<uint32_t> in_flight = log.ShardsInFlight(r.table_id, r.info.created_ms);
+    for (const auto& sh : before) {
+      if (ShardClosed(r, before, sh.shard_no) && !in_flight.count(sh.shard_no)) {
+        settled.insert(sh.shard_no);
+      }
+    }
+  }
   ASSIGN_OR_RETURN(all, log.ListShards(r.table_id, r.info.created_ms));
   // CHILD_SHARDS: the shard must be one of the stream's, listed or since trimmed (a reader that
   // finished a parent a day ago may still ask for its children).
@@ -298,7 +311,6 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
   }
   size_t max = static_cast<size_t>(limit.value_or(100));
   size_t end = std::min(shards.size(), begin + max);
-  std::set<uint32_t> in_flight = log.ShardsInFlight(r.table_id, r.info.created_ms);
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -331,7 +343,7 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
     w.String(streams::SequenceNumberText(sh.first_seq.value_or(log.last_allocated() + 1)).c_str());
     // Final only once no writer still holds a number of the shard: until then the shard is
     // shown open (it can still receive that record).
-    if (ShardClosed(r, all, sh.shard_no) && sh.last_seq && !in_flight.count(sh.shard_no)) {
+    if (settled.count(sh.shard_no) && sh.last_seq) {
       w.Key("EndingSequenceNumber");
       w.String(streams::SequenceNumberText(*sh.last_seq).c_str());
     }
@@ -426,7 +438,12 @@ Result<std::string> GetRecords(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(r, FindStream(s, it->stream_arn, now));
   streams::StreamLog& log = s.items.streams();
   ASSIGN_OR_RETURN(shards, log.ListShards(r.table_id, r.info.created_ms));
-  bool closed = ShardClosed(r, shards, it->shard_no);
+  // In this order: once the shard is closed no number of it is handed out any more, so if none
+  // is in flight now, every record it will ever have is committed before the read's snapshot
+  // and reading to its end really is its end. (Checked after the read, a record committed in
+  // between would be neither read nor waited for.)
+  bool settled = ShardClosed(r, shards, it->shard_no) &&
+                 !log.HasInFlight(r.table_id, r.info.created_ms, it->shard_no);
   // The limit is taken before the read, so every number below it is in the read's snapshot.
   uint64_t stable = log.StableLimit();
   ASSIGN_OR_RETURN(read, log.Read(r.table_id, r.info.created_ms, it->shard_no, it->position,
@@ -434,8 +451,7 @@ Result<std::string> GetRecords(const Services& s, const rapidjson::Value& req) {
   ShardIterator next = *it;
   next.issued_ms = now;
   if (!read.records.empty()) next.position = read.records.back().seq;
-  bool exhausted =
-      closed && read.at_end && !log.HasInFlight(r.table_id, r.info.created_ms, it->shard_no);
+  bool exhausted = settled && read.at_end;
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
