@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/coding.h"
 #include "model/item_size.h"
 #include "streams/stream_names.h"
@@ -262,6 +264,10 @@ Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_
 
 void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor& table,
                        int64_t now_ms) {
+  // Streams are listed oldest first and only the last can be enabled, so the kept ones are the
+  // newest: every shard-state entry below the oldest kept stream (of streams past retention, or
+  // of streams UpdateTable already pruned from the list) goes in one range delete.
+  std::string keep_from = PrefixEnd(ShardStateKey(table.id, 0).substr(0, 5));
   for (const auto& st : table.streams) {
     DroppedStream d;
     d.table_id = table.id;
@@ -269,12 +275,11 @@ void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor&
     d.key = table.key;
     d.info = st;
     if (d.info.disabled_ms == 0) d.info.disabled_ms = now_ms;
-    if (d.info.disabled_ms + kRetentionMs < now_ms) {  // its records are trimmed too
-      batch.Delete(storage::Family::kStreams, ShardStateKey(table.id, st.created_ms));
-      continue;
-    }
+    if (d.info.disabled_ms + kRetentionMs < now_ms) continue;  // its records are trimmed too
+    keep_from = std::min(keep_from, ShardStateKey(table.id, st.created_ms));
     batch.Put(storage::Family::kStreams, DroppedKey(table.id, st.created_ms), EncodeDropped(d));
   }
+  batch.DeleteRange(storage::Family::kStreams, ShardStateKey(table.id, 0), keep_from);
 }
 
 }  // namespace ttlstore::streams
