@@ -77,8 +77,9 @@ Status StreamLog::Recover() {
     std::optional<uint32_t> no = DecodeShardState(it->value());
     if (!ParseShardStateKey(it->key(), &table_id, &ms) || !no) continue;
     auto [pos, added] = open.try_emplace({table_id, ms}, OpenShard{*no, std::nullopt});
-    // A later shard than the one with the last records: opened, its records trimmed (or lost
-    // with the batch a crash cut short, when none of its records was durable yet).
+    // A later shard than the one with the last records: its records were all trimmed (the
+    // entry is written with a shard's first record, and by the trimmer when it empties the last
+    // shard that has records).
     if (!added && *no > pos->second.shard_no) pos->second = OpenShard{*no, std::nullopt};
   }
   RETURN_IF_ERROR(it->status());

@@ -283,5 +283,21 @@ TEST_F(StreamShardsTest, DeleteTableDropsTheShardStateOfStreamsItDoesNotKeep) {
   EXPECT_EQ(DecodeShardState(**kept), 1u);
 }
 
+TEST_F(StreamShardsTest, ATrimmedChildWhoseOpeningBatchFailedKeepsItsNumber) {
+  Write("a");
+  clock_.Advance(kPeriod);
+  {
+    storage::WriteBatch failed(*store_);
+    Add(failed, "failed");  // opens shard 1 and carries its shard-state entry; never written
+  }
+  Write("b");  // shard 1, without a shard-state entry
+  Trimmer trimmer(*log_);
+  ASSERT_TRUE(trimmer.TrimOnce(clock_.NowMs() + kRetentionMs + 1).ok());  // trims everything
+  Open();
+  EXPECT_EQ(log_->open_shard(table_.id, kStart).shard_no, 1u);
+  Write("c");
+  EXPECT_EQ(ShardNumbers(), std::vector<uint32_t>{1});
+}
+
 }  // namespace
 }  // namespace ttlstore::streams
