@@ -265,7 +265,7 @@ TEST_F(StreamShardsTest, DroppedStreamsTakeTheirShardStateWithThem) {
 TEST_F(StreamShardsTest, DeleteTableDropsTheShardStateOfStreamsItDoesNotKeep) {
   Write("a");
   clock_.Advance(kPeriod);
-  Write("b");  // the kept stream has a 04 entry
+  Write("b");                        // the kept stream has a 04 entry
   storage::WriteBatch old(*store_);  // one of a stream UpdateTable pruned from the list
   old.Put(storage::Family::kStreams, ShardStateKey(table_.id, kStart - 5 * kRetentionMs),
           EncodeShardState(4));
@@ -273,8 +273,8 @@ TEST_F(StreamShardsTest, DeleteTableDropsTheShardStateOfStreamsItDoesNotKeep) {
   storage::WriteBatch drop(*store_);
   AddDroppedStreams(drop, table_, clock_.NowMs());
   ASSERT_TRUE(store_->Write(drop).ok());
-  auto pruned = store_->Get(storage::Family::kStreams,
-                            ShardStateKey(table_.id, kStart - 5 * kRetentionMs));
+  auto pruned =
+      store_->Get(storage::Family::kStreams, ShardStateKey(table_.id, kStart - 5 * kRetentionMs));
   ASSERT_TRUE(pruned.ok());
   EXPECT_FALSE(*pruned);
   auto kept = store_->Get(storage::Family::kStreams, ShardStateKey(table_.id, kStart));
