@@ -61,8 +61,10 @@ if [ -f test/gui/package-lock.json ] && [ ! -d test/gui/node_modules/dynamodb-ad
 fi
 
 # The JavaScript DynamoDB clients (AWS SDK v3, dynamoose, ElectroDB, DynamoDB Toolbox), pinned by
-# test/js/package-lock.json.
-if [ -f test/js/package-lock.json ] && [ ! -d test/js/node_modules ]; then
+# test/js/package-lock.json; again when the lock is newer than what was installed (a package
+# added since, e.g. @aws-sdk/client-dynamodb-streams).
+if [ -f test/js/package-lock.json ] && { [ ! -d test/js/node_modules ] ||
+     [ test/js/package-lock.json -nt test/js/node_modules/.package-lock.json ]; }; then
   echo "install-deps: npm ci in test/js"
   npm ci --prefix test/js --no-audit --no-fund --ignore-scripts --loglevel=error
 fi

@@ -4,12 +4,14 @@
 // strings (streams/shard_iterator.h) valid for 15 minutes.
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "api/handlers.h"
 #include "api/request.h"
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
 #include "streams/shard_iterator.h"
+#include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
 
 namespace ttlstore::api {
@@ -102,22 +104,53 @@ Result<std::string> RequiredArn(const rapidjson::Value& req, Constraints& c) {
 
 using streams::ShardIterator;
 
-// The shard named `shard_id` of the stream, with its range.
-Result<streams::ShardInfo> FindShard(const Services& s, const StreamRef& r,
-                                     const std::string& shard_id) {
+// The shards of the stream, and where in that list the shard named `shard_id` is.
+struct ShardLookup {
+  std::vector<streams::ShardInfo> all;
+  size_t index = 0;
+  const streams::ShardInfo& shard() const { return all[index]; }
+};
+
+Error ShardMissing() {
+  return Error::ResourceNotFound("Requested resource not found: Shard does not exist");
+}
+
+Result<ShardLookup> FindShard(const Services& s, const StreamRef& r, const std::string& shard_id) {
   std::optional<uint32_t> no = streams::ParseShardId(shard_id, r.info.created_ms);
-  Error missing = Error::ResourceNotFound("Requested resource not found: Shard does not exist");
-  if (!no) return missing;
+  if (!no) return ShardMissing();
   ASSIGN_OR_RETURN(shards, s.items.streams().ListShards(r.table_id, r.info.created_ms));
-  for (const auto& sh : shards) {
-    if (sh.shard_no == *no) return sh;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    if (shards[i].shard_no == *no) return ShardLookup{std::move(shards), i};
   }
-  return missing;
+  return ShardMissing();
 }
 
 // A shard takes no more records once its stream is disabled or a newer shard is open.
 bool ShardClosed(const StreamRef& r, const std::vector<streams::ShardInfo>& all, uint32_t no) {
   return !r.enabled() || no != all.back().shard_no;
+}
+
+// DescribeStream's ShardFilter: nullopt when absent, else the parent shard whose children are
+// asked for. Type is checked as the service's model declares it (enum CHILD_SHARDS, ShardId 28-65
+// characters, in the service's "1 validation error detected" form); a filter without Type or
+// without ShardId is refused with texts of ours (the service's are not published).
+Result<std::optional<std::string>> ParseShardFilter(const rapidjson::Value& req, Constraints& c) {
+  ASSIGN_OR_RETURN(filter, OptObject(req, "ShardFilter"));
+  if (!filter) return std::optional<std::string>();
+  ASSIGN_OR_RETURN(type, OptString(*filter, "Type"));
+  ASSIGN_OR_RETURN(shard_id, OptString(*filter, "ShardId"));
+  c.Enum("shardFilter.type", type, {"CHILD_SHARDS"});
+  c.Length("shardFilter.shardId", shard_id, 28, 65);
+  if (!c.ok()) return std::optional<std::string>();
+  if (!type) {
+    return Error::Validation(std::string(kInvalid) +
+                             "ShardFilter Type is required; the only type is CHILD_SHARDS");
+  }
+  if (!shard_id) {
+    return Error::Validation(std::string(kInvalid) +
+                             "ShardFilter of type CHILD_SHARDS requires a ShardId");
+  }
+  return shard_id;
 }
 
 void WriteRecord(JsonWriter& w, const Services& s, const StreamRef& r,
@@ -240,10 +273,44 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
   c.Min("limit", limit, 1);
   c.Max("limit", limit, 100);
   c.Length("exclusiveStartShardId", start, 28, 65);
+  ASSIGN_OR_RETURN(parent, ParseShardFilter(req, c));
   if (!c.ok()) return c.ToError();
   ASSIGN_OR_RETURN(r, FindStream(s, arn, s.clock.NowMs()));
   streams::StreamLog& log = s.items.streams();
-  ASSIGN_OR_RETURN(shards, log.ListShards(r.table_id, r.info.created_ms));
+  // Which shards are closed is taken first, what is in flight second, the ranges last: a shard
+  // closed before the in-flight check and without a number in flight then has every record
+  // committed before the ranges are read, so its EndingSequenceNumber is its last record.
+  ASSIGN_OR_RETURN(before, log.ListShards(r.table_id, r.info.created_ms));
+  std::set<uint32_t> settled;
+  {
+    std::set<uint32_t> in_flight = log.ShardsInFlight(r.table_id, r.info.created_ms);
+    for (const auto& sh : before) {
+      if (ShardClosed(r, before, sh.shard_no) && !in_flight.count(sh.shard_no)) {
+        settled.insert(sh.shard_no);
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(all, log.ListShards(r.table_id, r.info.created_ms));
+  // CHILD_SHARDS: the shard must be one of the stream's, listed or since trimmed (a reader that
+  // finished a parent a day ago may still ask for its children).
+  std::vector<streams::ShardInfo> shards = all;
+  if (parent) {
+    std::optional<uint32_t> no = streams::ParseShardId(*parent, r.info.created_ms);
+    if (!no || *no > all.back().shard_no) return ShardMissing();
+    shards = streams::ChildShards(all, *no);
+  }
+  // Shard ids sort as their numbers; the start may name a shard trimmed since the last page.
+  size_t begin = 0;
+  if (start) {
+    std::optional<uint32_t> after = streams::ParseShardId(*start, r.info.created_ms);
+    begin = shards.size();
+    if (after) {
+      begin = 0;
+      while (begin < shards.size() && shards[begin].shard_no <= *after) ++begin;
+    }
+  }
+  size_t max = static_cast<size_t>(limit.value_or(100));
+  size_t end = std::min(shards.size(), begin + max);
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -265,41 +332,33 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
   WriteKeySchema(w, r.key);
   w.Key("Shards");
   w.StartArray();
-  size_t max = static_cast<size_t>(limit.value_or(100)), shown = 0;
-  bool skipping = start.has_value();
-  std::optional<std::string> last_shown;
-  for (const auto& sh : shards) {
-    std::string id = streams::ShardIdText(r.info.created_ms, sh.shard_no);
-    if (skipping) {
-      if (id == *start) skipping = false;
-      continue;
-    }
-    if (shown == max) break;
+  for (size_t i = begin; i < end; ++i) {
+    const streams::ShardInfo& sh = shards[i];
     w.StartObject();
     w.Key("ShardId");
-    WriteString(w, id);
+    WriteString(w, streams::ShardIdText(r.info.created_ms, sh.shard_no));
     w.Key("SequenceNumberRange");
     w.StartObject();
     w.Key("StartingSequenceNumber");
     w.String(streams::SequenceNumberText(sh.first_seq.value_or(log.last_allocated() + 1)).c_str());
-    if (ShardClosed(r, shards, sh.shard_no) && sh.last_seq) {
+    // Final only once no writer still holds a number of the shard: until then the shard is
+    // shown open (it can still receive that record).
+    if (settled.count(sh.shard_no) && sh.last_seq) {
       w.Key("EndingSequenceNumber");
       w.String(streams::SequenceNumberText(*sh.last_seq).c_str());
     }
     w.EndObject();
     if (sh.shard_no > 0) {
+      // Named even when the parent was trimmed away, as the service does.
       w.Key("ParentShardId");
       WriteString(w, streams::ShardIdText(r.info.created_ms, sh.shard_no - 1));
     }
     w.EndObject();
-    ++shown;
-    last_shown = id;
   }
   w.EndArray();
-  if (shown == max && last_shown &&
-      *last_shown != streams::ShardIdText(r.info.created_ms, shards.back().shard_no)) {
+  if (end < shards.size()) {
     w.Key("LastEvaluatedShardId");
-    WriteString(w, *last_shown);
+    WriteString(w, streams::ShardIdText(r.info.created_ms, shards[end - 1].shard_no));
   }
   w.EndObject();
   w.EndObject();
@@ -330,14 +389,17 @@ Result<std::string> GetShardIterator(const Services& s, const rapidjson::Value& 
   }
   int64_t now = s.clock.NowMs();
   ASSIGN_OR_RETURN(r, FindStream(s, arn, now));
-  ASSIGN_OR_RETURN(shard, FindShard(s, r, *shard_id));
+  ASSIGN_OR_RETURN(found, FindShard(s, r, *shard_id));
   streams::StreamLog& log = s.items.streams();
-  ShardIterator it{arn, shard.shard_no, 0, now};
+  ShardIterator it{arn, found.shard().shard_no, 0, now};
   if (*type == "LATEST") {
-    // Just past the newest record: the last number handed out (later ones are newer).
+    // Just past the newest record: the last number handed out (later ones are newer). On a
+    // closed shard that is past its end: GetRecords answers with no records and no
+    // NextShardIterator.
     it.position = log.last_allocated();
   } else if (by_number) {
-    if (*seq > log.last_allocated()) {
+    // Not yet handed out, or a number of another shard of the stream.
+    if (!streams::SequenceInShard(found.all, found.index, *seq, log.last_allocated())) {
       return Error::Validation(std::string(kInvalid) + "Invalid SequenceNumber");
     }
     it.position = *type == "AT_SEQUENCE_NUMBER" ? *seq - 1 : *seq;
@@ -376,7 +438,12 @@ Result<std::string> GetRecords(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(r, FindStream(s, it->stream_arn, now));
   streams::StreamLog& log = s.items.streams();
   ASSIGN_OR_RETURN(shards, log.ListShards(r.table_id, r.info.created_ms));
-  bool closed = ShardClosed(r, shards, it->shard_no);
+  // In this order: once the shard is closed no number of it is handed out any more, so if none
+  // is in flight now, every record it will ever have is committed before the read's snapshot
+  // and reading to its end really is its end. (Checked after the read, a record committed in
+  // between would be neither read nor waited for.)
+  bool settled = ShardClosed(r, shards, it->shard_no) &&
+                 !log.HasInFlight(r.table_id, r.info.created_ms, it->shard_no);
   // The limit is taken before the read, so every number below it is in the read's snapshot.
   uint64_t stable = log.StableLimit();
   ASSIGN_OR_RETURN(read, log.Read(r.table_id, r.info.created_ms, it->shard_no, it->position,
@@ -384,8 +451,7 @@ Result<std::string> GetRecords(const Services& s, const rapidjson::Value& req) {
   ShardIterator next = *it;
   next.issued_ms = now;
   if (!read.records.empty()) next.position = read.records.back().seq;
-  bool exhausted =
-      closed && read.at_end && !log.HasInFlight(r.table_id, r.info.created_ms, it->shard_no);
+  bool exhausted = settled && read.at_end;
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

@@ -14,6 +14,7 @@
 #include "storage/expiry_key.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
 #include "streams/stream_record.h"
 #include "versions/purge_index.h"
@@ -318,8 +319,41 @@ class Checker {
       }
       RETURN_IF_ERROR(it->status());
     }
+    auto known = [&](uint32_t table_id, int64_t stream_ms) {
+      auto t = tables_.find(table_id);
+      if (t == tables_.end()) return dropped.count({table_id, stream_ms}) > 0;
+      const auto& list = t->second.streams;
+      return std::any_of(list.begin(), list.end(),
+                         [&](const model::StreamInfo& st) { return st.created_ms == stream_ms; });
+    };
+    // Shard-state entries (the open shard of a stream) go with their stream: DeleteTable drops
+    // those of streams past retention, the trimmer those of the dropped streams it forgets. A
+    // live table may have one of a stream UpdateTable pruned from its list (disabled more than
+    // 24 hours ago): 17 bytes left behind, not a problem.
+    {
+      std::string lower(1, streams::kShardStatePrefix), upper(1, streams::kShardStatePrefix + 1);
+      auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+      for (; it->Valid(); it->Next()) {
+        uint32_t table_id = 0;
+        int64_t stream_ms = 0;
+        if (!streams::ParseShardStateKey(it->key(), &table_id, &stream_ms) ||
+            !streams::DecodeShardState(it->value())) {
+          Problem("a stream shard-state entry does not decode: " + Hex(it->key()));
+        } else if (!tables_.count(table_id) && !known(table_id, stream_ms)) {
+          Problem(fmt::format("table id {}: a shard-state entry of stream {}, of a dropped table "
+                              "without its `02` entry",
+                              table_id, streams::StreamLabel(stream_ms)));
+        }
+      }
+      RETURN_IF_ERROR(it->status());
+    }
     const int64_t cutoff = now_ms_ - streams::kRetentionMs;
     std::map<std::pair<uint32_t, int64_t>, uint64_t> lost;
+    // Keys run in (stream, shard, number) order, so within a stream every number must be above
+    // the one before: a shard's numbers all below its child's, no record in two shards.
+    std::pair<uint32_t, int64_t> prev_stream{0, -1};
+    uint64_t prev_seq = 0;
+    uint32_t prev_shard = 0;
     std::string lower(1, streams::kRecordPrefix), upper(1, streams::kRecordPrefix + 1);
     auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
     for (; it->Valid(); it->Next()) {
@@ -332,14 +366,16 @@ class Checker {
         Problem("a stream record does not decode: " + Hex(it->key()));
         continue;
       }
-      auto t = tables_.find(table_id);
-      bool listed = false;
-      if (t != tables_.end()) {
-        const auto& list = t->second.streams;
-        listed = std::any_of(list.begin(), list.end(),
-                             [&](const model::StreamInfo& st) { return st.created_ms == stream_ms; });
+      if (prev_stream == std::make_pair(table_id, stream_ms) && seq <= prev_seq) {
+        Problem(fmt::format("table id {} stream {}: sequence number {} in shard {} is not above "
+                            "{} in shard {}",
+                            table_id, streams::StreamLabel(stream_ms), seq, shard, prev_seq,
+                            prev_shard));
       }
-      if (listed || (t == tables_.end() && dropped.count({table_id, stream_ms}))) continue;
+      prev_stream = {table_id, stream_ms};
+      prev_seq = seq;
+      prev_shard = shard;
+      if (known(table_id, stream_ms)) continue;
       if (*created < cutoff) {
         ++report_.expired_stream_records;
         continue;

@@ -21,7 +21,9 @@
 //   - each index's stats (entry count and projected size) equal its entries, CREATING included;
 //   - every stream record belongs to a stream its table lists, or, for a dropped table, to a
 //     stream whose `02` entry DeleteTable kept; records past the 24-hour retention are only
-//     counted (the trimmer removes them); no `02` entry names a live table;
+//     counted (the trimmer removes them); no `02` entry names a live table; within a stream,
+//     sequence numbers rise with the shard (a shard's numbers are all below its child's, so no
+//     record is in two shards); every shard-state (`04`) entry belongs to a live table or a kept dropped stream;
 //   - every Tablestore row belongs to a Tablestore table, its key matches the table's primary-key
 //     schema and its versions are in order;
 //   - every Tablestore row has exactly the purge-index entries its value calls for

@@ -46,6 +46,7 @@ struct ServeFlags {
   int64_t clock_start_ms = 0;
   int64_t tablestore_min_ttl = 86400;
   int64_t version_purge_interval_s = 3600;
+  int64_t stream_shard_rollover_s = 4 * 3600;
   std::string backup_dir;
 };
 
@@ -125,6 +126,7 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   ops::ItemOps items(**store);
+  items.streams().set_rollover_ms(flags.stream_shard_rollover_s * 1000);
   // A restore a stop interrupted left a partial table: drop it (backup/backups.h).
   backup::DropAbandonedRestores(catalog);
   backup::Backups backups(**store, catalog, items, clock,
@@ -329,6 +331,12 @@ int main(int argc, char** argv) {
                     "Seconds between passes that purge Tablestore versions hidden by max "
                     "versions or TTL (default: 3600)")
       ->check(CLI::Range(int64_t{1}, int64_t{86400 * 30}));
+  serve->add_option("--stream-shard-rollover-seconds", flags.stream_shard_rollover_s,
+                    "A stream's open shard is closed and its child opened at the first write at "
+                    "least this long after the shard's first record (default: 14400, about the "
+                    "service's four hours; 0: never; lower it for testing readers that follow "
+                    "shard lineage)")
+      ->check(CLI::Range(int64_t{0}, int64_t{86400 * 365}));
   serve->add_option("--clock-start-ms", flags.clock_start_ms,
                     "For testing: start the server's clock at this epoch time in ms (it then "
                     "advances in real time)");

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/coding.h"
 #include "model/item_size.h"
 #include "streams/stream_names.h"
@@ -37,7 +39,10 @@ Status StreamLog::Recover() {
     std::string_view v = **floor;
     GetFixed64BE(&v, &max_seq);
   }
-  // The last key of every shard holds its largest number: one seek per shard.
+  // Every shard's first key dates its first record and its last key holds its largest number:
+  // two seeks per shard. The last shard of each stream with records is its open shard, unless
+  // the shard-state entry names a later one.
+  std::map<std::pair<uint32_t, int64_t>, OpenShard> open;
   std::string lower(1, kRecordPrefix);
   const std::string upper(1, kRecordPrefix + 1);
   while (true) {
@@ -48,19 +53,46 @@ Status StreamLog::Recover() {
     }
     std::string shard(it->key().substr(0, 17));
     std::string end = PrefixEnd(shard);
+    uint32_t table_id, shard_no;
+    int64_t ms;
+    uint64_t seq;
+    if (ParseRecordKey(it->key(), &table_id, &ms, &shard_no, &seq)) {
+      OpenShard& o = open[{table_id, ms}];  // shards come in order: the last one wins
+      o.shard_no = shard_no;
+      o.first_record_ms = RecordCreatedMs(it->value());
+    }
     auto last = store_.ScanFamily(storage::Family::kStreams, shard, end, true, nullptr);
-    if (last->Valid()) {
-      uint32_t table_id, shard_no;
-      int64_t ms;
-      uint64_t seq;
-      if (ParseRecordKey(last->key(), &table_id, &ms, &shard_no, &seq) && seq > max_seq) {
-        max_seq = seq;
-      }
+    if (last->Valid() && ParseRecordKey(last->key(), &table_id, &ms, &shard_no, &seq) &&
+        seq > max_seq) {
+      max_seq = seq;
     }
     lower = end;
   }
+  const std::string state_lower(1, kShardStatePrefix);
+  const std::string state_upper(1, kShardStatePrefix + 1);
+  auto it = store_.ScanFamily(storage::Family::kStreams, state_lower, state_upper, false, nullptr);
+  for (; it->Valid(); it->Next()) {
+    uint32_t table_id;
+    int64_t ms;
+    std::optional<uint32_t> no = DecodeShardState(it->value());
+    if (!ParseShardStateKey(it->key(), &table_id, &ms) || !no) continue;
+    auto [pos, added] = open.try_emplace({table_id, ms}, OpenShard{*no, std::nullopt});
+    // A later shard than the one with the last records: its records were all trimmed (the
+    // entry is written with a shard's first record, and by the trimmer when it empties the last
+    // shard that has records).
+    if (!added && *no > pos->second.shard_no) pos->second = OpenShard{*no, std::nullopt};
+  }
+  RETURN_IF_ERROR(it->status());
   next_seq_ = max_seq + 1;
+  std::lock_guard<std::mutex> lock(mu_);
+  open_shards_ = std::move(open);
   return Status::Ok();
+}
+
+OpenShard StreamLog::open_shard(uint32_t table_id, int64_t stream_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = open_shards_.find({table_id, stream_ms});
+  return it == open_shards_.end() ? OpenShard{} : it->second;
 }
 
 void StreamLog::AddRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
@@ -92,14 +124,27 @@ void StreamLog::AddRecord(storage::WriteBatch& batch, const model::TableDescript
   std::string value = EncodeRecord(r);
   std::string key;
   size_t in_flight;
+  std::optional<uint32_t> opened;  // the child shard this record opens
   {
     std::lock_guard<std::mutex> lock(mu_);
+    OpenShard& open = open_shards_[{table.id, stream->created_ms}];
+    if (RollsOver(open, r.created_ms, rollover_ms_.load())) {
+      open = OpenShard{open.shard_no + 1, std::nullopt};
+      opened = open.shard_no;
+    }
+    if (!open.first_record_ms) open.first_record_ms = r.created_ms;
     uint64_t seq = next_seq_++;
-    key = RecordKey(table.id, stream->created_ms, 0, seq);  // one open shard per stream today
+    key = RecordKey(table.id, stream->created_ms, open.shard_no, seq);
     in_flight_.emplace(seq, std::make_pair(key, r.created_ms));
     in_flight = in_flight_.size();
   }
   batch.Put(storage::Family::kStreams, key, value);
+  // The child is durable with its first record: a crash keeps both or neither, and the number
+  // is never handed out again once a reader could have seen it.
+  if (opened) {
+    batch.Put(storage::Family::kStreams, ShardStateKey(table.id, stream->created_ms),
+              EncodeShardState(*opened));
+  }
   if (in_flight > kMaxInFlight && !confirming_.exchange(true)) {
     StableLimit();
     confirming_ = false;
@@ -142,6 +187,23 @@ bool StreamLog::HasInFlight(uint32_t table_id, int64_t stream_ms, uint32_t shard
   return false;
 }
 
+std::set<uint32_t> StreamLog::ShardsInFlight(uint32_t table_id, int64_t stream_ms) {
+  StableLimit();
+  std::string stream = StreamPrefix(table_id, stream_ms);
+  std::set<uint32_t> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [seq, entry] : in_flight_) {
+    uint32_t tid, shard_no;
+    int64_t ms;
+    uint64_t s;
+    if (entry.first.compare(0, stream.size(), stream) == 0 &&
+        ParseRecordKey(entry.first, &tid, &ms, &shard_no, &s)) {
+      out.insert(shard_no);
+    }
+  }
+  return out;
+}
+
 Result<std::vector<ShardInfo>> StreamLog::ListShards(uint32_t table_id, int64_t stream_ms) const {
   std::vector<ShardInfo> shards;
   std::string lower = StreamPrefix(table_id, stream_ms);
@@ -168,7 +230,14 @@ Result<std::vector<ShardInfo>> StreamLog::ListShards(uint32_t table_id, int64_t 
     shards.push_back(info);
     lower = end;
   }
-  if (shards.empty() || shards.front().shard_no != 0) shards.insert(shards.begin(), ShardInfo{});
+  // The open shard, when it has no records yet (or no more): the shard-state entry names it.
+  auto state = store_.Get(storage::Family::kStreams, ShardStateKey(table_id, stream_ms));
+  if (!state) return std::move(state).error();
+  std::optional<uint32_t> open = *state ? DecodeShardState(**state) : std::nullopt;
+  uint32_t open_no = open.value_or(0);
+  if (shards.empty() || shards.back().shard_no < open_no) {
+    shards.push_back(ShardInfo{open_no, std::nullopt, std::nullopt});
+  }
   return shards;
 }
 
@@ -196,6 +265,10 @@ Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_
 
 void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor& table,
                        int64_t now_ms) {
+  // Streams are listed oldest first and only the last can be enabled, so the kept ones are the
+  // newest: every shard-state entry below the oldest kept stream (of streams past retention, or
+  // of streams UpdateTable already pruned from the list) goes in one range delete.
+  std::string keep_from = PrefixEnd(ShardStateKey(table.id, 0).substr(0, 5));
   for (const auto& st : table.streams) {
     DroppedStream d;
     d.table_id = table.id;
@@ -204,8 +277,10 @@ void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor&
     d.info = st;
     if (d.info.disabled_ms == 0) d.info.disabled_ms = now_ms;
     if (d.info.disabled_ms + kRetentionMs < now_ms) continue;  // its records are trimmed too
+    keep_from = std::min(keep_from, ShardStateKey(table.id, st.created_ms));
     batch.Put(storage::Family::kStreams, DroppedKey(table.id, st.created_ms), EncodeDropped(d));
   }
+  batch.DeleteRange(storage::Family::kStreams, ShardStateKey(table.id, 0), keep_from);
 }
 
 }  // namespace ttlstore::streams

@@ -13,6 +13,13 @@
 // never written). Readers never block writers: the tracker's lock is held for a map update only,
 // and records are read from a RocksDB iterator's snapshot.
 //
+// Each stream writes to one open shard; the first write at least the rollover period after the
+// open shard's first record goes to its child instead (streams/shard_rollover.h). The shard is
+// picked under the same lock as the sequence number, so every number of shard k is below every
+// number of shard k + 1. A writer that took a number in shard k may commit after shard k + 1 has
+// records: readers treat shard k as still receiving (no EndingSequenceNumber, no end of shard for
+// GetRecords) while any number of it is unconfirmed (ShardsInFlight).
+//
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
@@ -21,6 +28,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +36,7 @@
 #include "common/result.h"
 #include "model/table.h"
 #include "storage/store.h"
+#include "streams/shard_rollover.h"
 #include "streams/stream_record.h"
 
 namespace ttlstore::streams {
@@ -36,12 +45,6 @@ inline constexpr int64_t kAbandonAfterMs = 10'000;
 // Past this many unconfirmed numbers a writer confirms them (one point read each), so that the
 // tracker stays small on a stream nobody reads.
 inline constexpr size_t kMaxInFlight = 4096;
-
-struct ShardInfo {
-  uint32_t shard_no = 0;
-  std::optional<uint64_t> first_seq;  // absent for a shard with no (remaining) records
-  std::optional<uint64_t> last_seq;
-};
 
 struct ReadResult {
   std::vector<StreamRecord> records;
@@ -67,9 +70,20 @@ class StreamLog {
   uint64_t StableLimit();
   // Whether any number allocated for a record of this shard is still unconfirmed.
   bool HasInFlight(uint32_t table_id, int64_t stream_ms, uint32_t shard_no);
+  // The shards of the stream that have an unconfirmed number.
+  std::set<uint32_t> ShardsInFlight(uint32_t table_id, int64_t stream_ms);
 
-  // The shards of a stream with their record ranges (shard 0 always: the open shard).
+  // The shards of a stream in shard order with their record ranges: every shard that still has
+  // records, and the open shard (the last one listed; shard 0 for a stream without any). A
+  // closed shard whose records were all trimmed is not listed, as on the service.
   Result<std::vector<ShardInfo>> ListShards(uint32_t table_id, int64_t stream_ms) const;
+
+  // How long a shard stays open after its first record (`serve --stream-shard-rollover-seconds`;
+  // 0: never rolls over). Takes effect from the next write.
+  void set_rollover_ms(int64_t ms) { rollover_ms_ = ms; }
+  int64_t rollover_ms() const { return rollover_ms_.load(); }
+  // The write path's view of a stream's open shard (tests and `ttlstore check` reasoning).
+  OpenShard open_shard(uint32_t table_id, int64_t stream_ms);
   // Up to `max` records of a shard with after_seq < seq < limit_seq, in order.
   Result<ReadResult> Read(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
                           uint64_t after_seq, uint64_t limit_seq, size_t max) const;
@@ -89,7 +103,11 @@ class StreamLog {
   const Clock* clock_;
   std::atomic<uint64_t> next_seq_{1};
   std::atomic<bool> confirming_{false};  // one writer at a time shrinks the tracker
+  std::atomic<int64_t> rollover_ms_{kDefaultRolloverMs};
   std::mutex mu_;
+  // (table id, stream ms) -> its open shard, for every stream with records or a shard-state
+  // entry at start-up and every stream written since. GUARDED_BY(mu_)
+  std::map<std::pair<uint32_t, int64_t>, OpenShard> open_shards_;
   // seq -> (record key, allocation time ms), for numbers not yet confirmed. GUARDED_BY(mu_)
   std::map<uint64_t, std::pair<std::string, int64_t>> in_flight_;
 };

@@ -6,9 +6,43 @@
 #include <vector>
 
 #include "common/coding.h"
+#include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
 
 namespace ttlstore::streams {
+
+namespace {
+
+// The last shard with records of a stream is its open shard at start-up (StreamLog::Recover).
+// When the trimmer empties it, the shard-state entry must name it (or a later shard) so that the
+// number is not handed out again: its own record may not have written one (a shard opened by a
+// write whose batch failed, the next one then carrying no entry). `shard` is the emptied shard's
+// key prefix, `end` its PrefixEnd.
+Status KeepOpenShardNumber(storage::Store& store, const std::string& shard, const std::string& end,
+                           storage::WriteBatch& batch) {
+  std::string_view rest(shard);
+  rest.remove_prefix(1);
+  uint32_t table_id = 0, shard_no = 0;
+  uint64_t ms = 0;
+  if (!GetFixed32BE(&rest, &table_id) || !GetFixed64BE(&rest, &ms) ||
+      !GetFixed32BE(&rest, &shard_no)) {
+    return Status::Ok();
+  }
+  const std::string stream = shard.substr(0, 13);
+  auto later = store.ScanFamily(storage::Family::kStreams, end, PrefixEnd(stream), false, nullptr);
+  if (later->Valid()) return Status::Ok();  // a later shard has records
+  RETURN_IF_ERROR(later->status());
+  std::string key = ShardStateKey(table_id, static_cast<int64_t>(ms));
+  auto state = store.Get(storage::Family::kStreams, key);
+  if (!state) return std::move(state).error();
+  std::optional<uint32_t> named = *state ? DecodeShardState(**state) : std::nullopt;
+  if (!named || *named < shard_no) {
+    batch.Put(storage::Family::kStreams, key, EncodeShardState(shard_no));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
   TrimStats stats;
@@ -42,6 +76,7 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
       batch.DeleteRange(storage::Family::kStreams, shard, keep_from);
       stats.records += old;
       any = true;
+      if (keep_from == end) RETURN_IF_ERROR(KeepOpenShardNumber(store, shard, end, batch));
     }
     lower = end;
   }
@@ -53,6 +88,10 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
     auto d = DecodeDropped(it->key(), it->value());
     if (!d || d->info.disabled_ms < cutoff) {
       batch.Delete(storage::Family::kStreams, it->key());
+      // Its shard-state entry has the same table id and stream ms after its own prefix.
+      std::string state(it->key());
+      state[0] = kShardStatePrefix;
+      batch.Delete(storage::Family::kStreams, state);
       ++stats.dropped_streams;
       any = true;
     }

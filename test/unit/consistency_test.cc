@@ -423,5 +423,44 @@ TEST_F(StreamConsistencyTest, ADroppedStreamEntryOfALiveTableIsAProblem) {
   EXPECT_NE(r.problems[0].find("names this live table"), std::string::npos) << r.problems[0];
 }
 
+TEST_F(StreamConsistencyTest, NumbersThatDoNotRiseWithTheShardAreAProblem) {
+  PutSession("a", kNowMs / 1000 + 60);  // shard 0
+  auto shard0 = store_->ScanFamily(storage::Family::kStreams,
+                                   streams::ShardPrefix(sessions_.id, stream_ms_, 0),
+                                   streams::PrefixEnd(streams::ShardPrefix(sessions_.id, stream_ms_, 0)),
+                                   false, nullptr);
+  ASSERT_TRUE(shard0->Valid());
+  std::string value(shard0->value());
+  uint32_t tid, shard;
+  int64_t ms;
+  uint64_t seq;
+  ASSERT_TRUE(streams::ParseRecordKey(shard0->key(), &tid, &ms, &shard, &seq));
+  // The same record again in shard 1, with the same number: a record in two shards.
+  storage::WriteBatch batch(*store_);
+  batch.Put(storage::Family::kStreams, streams::RecordKey(sessions_.id, stream_ms_, 1, seq), value);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport r = Check();
+  ASSERT_EQ(r.problem_count, 1u);
+  EXPECT_NE(r.problems[0].find("is not above"), std::string::npos) << r.problems[0];
+}
+
+TEST_F(StreamConsistencyTest, AShardStateEntryOfAForgottenStreamIsAProblem) {
+  storage::WriteBatch batch(*store_);
+  batch.Put(storage::Family::kStreams, streams::ShardStateKey(sessions_.id, stream_ms_),
+            streams::EncodeShardState(3));
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport live = Check();
+  EXPECT_TRUE(live.ok()) << live.problems[0];
+  ASSERT_TRUE(catalog_->Delete("sessions").ok());  // keeps the stream: `02` written
+  CheckReport kept = Check();
+  EXPECT_TRUE(kept.ok()) << kept.problems[0];
+  storage::WriteBatch forget(*store_);  // the trimmer forgetting `02` but not `04`
+  forget.Delete(storage::Family::kStreams, streams::DroppedKey(sessions_.id, stream_ms_));
+  ASSERT_TRUE(store_->Write(forget).ok());
+  CheckReport r = Check();
+  ASSERT_EQ(r.problem_count, 1u);
+  EXPECT_NE(r.problems[0].find("shard-state entry"), std::string::npos) << r.problems[0];
+}
+
 }  // namespace
 }  // namespace ttlstore::check
