@@ -18,7 +18,7 @@ constexpr uint64_t kFtSingleColumnValue = 1;
 constexpr uint64_t kFtCompositeColumnValue = 2;
 constexpr uint64_t kFtColumnPagination = 3;
 
-constexpr size_t kMaxColumnNameBytes = 255;      // as for rows (docs/limits.md)
+constexpr size_t kMaxColumnNameBytes = 255;        // as for rows (docs/limits.md)
 constexpr size_t kMaxColumnValueBytes = 2u << 20;  // as for rows: 2 MiB
 
 Error ParseFailed() { return Error::Validation(std::string(kParseFailedMessage)); }
@@ -45,8 +45,10 @@ class FieldReader {
     f->number = static_cast<uint32_t>(tag >> 3);
     f->wire_type = static_cast<uint32_t>(tag & 7);
     switch (f->wire_type) {
-      case 0: return Varint(&f->varint);
-      case 1: return Skip(8);
+      case 0:
+        return Varint(&f->varint);
+      case 1:
+        return Skip(8);
       case 2: {
         uint64_t len;
         if (!Varint(&len) || len > in_.size()) return false;
@@ -54,8 +56,10 @@ class FieldReader {
         in_.remove_prefix(len);
         return true;
       }
-      case 5: return Skip(4);
-      default: return false;
+      case 5:
+        return Skip(4);
+      default:
+        return false;
     }
   }
 
@@ -120,8 +124,8 @@ Status DecodeSingle(std::string_view bytes, Filter* out) {
   }
   // An enum value proto2 does not know is kept as an unknown field: the required field is then
   // missing and the message does not parse.
-  if (!comparator || *comparator < 1 || *comparator > 6 || !name || !value ||
-      !filter_if_missing || !latest_version_only) {
+  if (!comparator || *comparator < 1 || *comparator > 6 || !name || !value || !filter_if_missing ||
+      !latest_version_only) {
     return ParseFailed();
   }
   if (transfer_rule) {
@@ -174,15 +178,14 @@ Status DecodePagination(std::string_view bytes, Filter* out) {
 }
 
 Error TooManyFilters() {
-  return Error::Validation("The count of filter exceeds the max: " +
-                           std::to_string(kMaxFilterNodes) + ".");
+  return Error::Validation(
+      "The count of filter exceeds the max: " + std::to_string(kMaxFilterNodes) + ".");
 }
 
 // Decodes one node and, for a composite, its children. `count` is the number of nodes decoded
 // or announced so far in the whole filter; it is raised before anything below is decoded, so
 // the recursion is at most kMaxFilterNodes deep.
-Status DecodeNode(std::string_view bytes, FilterUse use, bool nested, size_t* count,
-                  Filter* out) {
+Status DecodeNode(std::string_view bytes, FilterUse use, bool nested, size_t* count, Filter* out) {
   uint64_t type = 0;
   std::string_view inner;
   RETURN_IF_ERROR(ReadFilterMessage(bytes, &type, &inner));

@@ -38,7 +38,6 @@ enum class FilterUse { kRead, kCondition };
 // and ttlstore's own texts for what the service's documents do not settle (an unknown filter
 // type, a pagination filter inside a composite or as a column condition, a negative offset or
 // limit, a regular-expression rule). docs/tablestore.md lists each with its source.
-Result<std::shared_ptr<const versions::Filter>> DecodeFilter(std::string_view bytes,
-                                                             FilterUse use);
+Result<std::shared_ptr<const versions::Filter>> DecodeFilter(std::string_view bytes, FilterUse use);
 
 }  // namespace ttlstore::tablestore

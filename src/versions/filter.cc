@@ -65,12 +65,18 @@ bool ValueMatches(const Filter& single, const model::CellValue& value_seen) {
   if (value_seen.type != single.value.type) return false;
   int c = CompareSameType(value_seen, single.value);
   switch (single.comparator) {
-    case Comparator::kEqual: return c == 0;
-    case Comparator::kNotEqual: return c != 0;
-    case Comparator::kGreaterThan: return c > 0;
-    case Comparator::kGreaterEqual: return c >= 0;
-    case Comparator::kLessThan: return c < 0;
-    case Comparator::kLessEqual: return c <= 0;
+    case Comparator::kEqual:
+      return c == 0;
+    case Comparator::kNotEqual:
+      return c != 0;
+    case Comparator::kGreaterThan:
+      return c > 0;
+    case Comparator::kGreaterEqual:
+      return c >= 0;
+    case Comparator::kLessThan:
+      return c < 0;
+    case Comparator::kLessEqual:
+      return c <= 0;
   }
   return false;
 }
@@ -86,7 +92,8 @@ bool RowPasses(const Filter& filter, const std::vector<PkCell>& primary_key,
     case Filter::Kind::kComposite:
       switch (filter.op) {
         case LogicOp::kNot:
-          return !filter.children.empty() && !RowPasses(filter.children.front(), primary_key, columns);
+          return !filter.children.empty() &&
+                 !RowPasses(filter.children.front(), primary_key, columns);
         case LogicOp::kAnd:
           for (const auto& c : filter.children) {
             if (!RowPasses(c, primary_key, columns)) return false;

@@ -1,13 +1,12 @@
 // The filter decoder (tablestore/filter_decode.h): filters as the SDKs encode them, the
 // service's bounds and messages, and hostile bytes (nesting a million levels deep, hundreds of
 // thousands of sub-filters, random bytes) that must cost neither stack nor heap beyond 32 nodes.
-#include "tablestore/filter_decode.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "small_stack.h"
+#include "tablestore/filter_decode.h"
 #include "tablestore/plainbuffer.h"
 #include "tablestore/wire_check.h"
 
@@ -83,11 +82,12 @@ std::string ErrorOf(std::string_view bytes, FilterUse use = FilterUse::kRead) {
 
 const std::string kTooMany = "The count of filter exceeds the max: 32.";
 
-// ---- tests ---------------------------------------------------------------------------------------
+// ---- tests
+// ---------------------------------------------------------------------------------------
 
 TEST(FilterDecode, DecodesWhatTheSdksSend) {
   auto r = DecodeFilter(CompositeMsg(2, {SingleMsg(3, "col", CellValue::Integer(5), true, false),
-                                        SingleMsg(1, "s", CellValue::String("x"))}),
+                                         SingleMsg(1, "s", CellValue::String("x"))}),
                         FilterUse::kCondition);
   ASSERT_TRUE(r.ok()) << r.error().message();
   const Filter& f = **r;
@@ -113,8 +113,8 @@ TEST(FilterDecode, DecodesWhatTheSdksSend) {
 std::string Chain(int nodes, int op) {
   // The innermost level holds two singles (3 nodes); each level around it adds a single and
   // itself (2 nodes). REQUIRES: nodes odd, >= 3.
-  std::string inner = CompositeMsg(op, {SingleMsg(1, "b", CellValue::String("B")),
-                                        SingleMsg(1, "c", CellValue::String("C"))});
+  std::string inner = CompositeMsg(
+      op, {SingleMsg(1, "b", CellValue::String("B")), SingleMsg(1, "c", CellValue::String("C"))});
   for (int count = 3; count < nodes; count += 2) {
     inner = CompositeMsg(op, {SingleMsg(1, "a", CellValue::String("A")), inner});
   }
@@ -180,8 +180,9 @@ TEST(FilterDecode, ValuesNamesAndPaginationAreChecked) {
             "Invalid column name: '" + std::string(256, 'n') + "'.");
   EXPECT_EQ(ErrorOf(PaginationMsg(0, 1), FilterUse::kCondition),
             "ColumnPaginationFilter cannot be used as a column condition.");
-  EXPECT_EQ(ErrorOf(CompositeMsg(2, {PaginationMsg(0, 1), SingleMsg(1, "c", CellValue::Integer(1))})),
-            "ColumnPaginationFilter cannot be a sub-filter of a composite filter.");
+  EXPECT_EQ(
+      ErrorOf(CompositeMsg(2, {PaginationMsg(0, 1), SingleMsg(1, "c", CellValue::Integer(1))})),
+      "ColumnPaginationFilter cannot be a sub-filter of a composite filter.");
   EXPECT_EQ(ErrorOf(PaginationMsg(-1, 1)),
             "Invalid ColumnPaginationFilter: offset and limit must not be negative.");
   EXPECT_EQ(ErrorOf(FilterMsg(4, "")), "Invalid filter type: 4.");
@@ -189,10 +190,10 @@ TEST(FilterDecode, ValuesNamesAndPaginationAreChecked) {
 
 TEST(FilterDecode, BytesThatDoNotParseOrLackARequiredField) {
   const std::string parse_failed(kParseFailedMessage);
-  EXPECT_EQ(ErrorOf(std::string("\x08", 1)), parse_failed);          // truncated varint
-  EXPECT_EQ(ErrorOf(std::string("\x12\x05", 2)), parse_failed);      // length past the end
-  EXPECT_EQ(ErrorOf(std::string("\x0b", 1)), parse_failed);          // a group
-  EXPECT_EQ(ErrorOf(FilterMsg(1, "")), parse_failed);                // single without fields
+  EXPECT_EQ(ErrorOf(std::string("\x08", 1)), parse_failed);      // truncated varint
+  EXPECT_EQ(ErrorOf(std::string("\x12\x05", 2)), parse_failed);  // length past the end
+  EXPECT_EQ(ErrorOf(std::string("\x0b", 1)), parse_failed);      // a group
+  EXPECT_EQ(ErrorOf(FilterMsg(1, "")), parse_failed);            // single without fields
   std::string no_value;
   IntField(&no_value, 1, 1);
   BytesField(&no_value, 2, "c");
@@ -204,7 +205,7 @@ TEST(FilterDecode, BytesThatDoNotParseOrLackARequiredField) {
   EXPECT_EQ(ErrorOf(FilterMsg(1, bad_comparator)), "ok");
   bad_comparator[1] = 7;  // comparator 7
   EXPECT_EQ(ErrorOf(FilterMsg(1, bad_comparator)), parse_failed);
-  EXPECT_EQ(ErrorOf(CompositeMsg(4, {})), parse_failed);             // combinator 4
+  EXPECT_EQ(ErrorOf(CompositeMsg(4, {})), parse_failed);  // combinator 4
 }
 
 // Filter{composite NOT{ ... }} nested `levels` deep around one single filter, built in O(n).
@@ -254,8 +255,9 @@ TEST(FilterDecode, HundredsOfThousandsOfSubFiltersAreCountedBeforeAnyIsDecoded) 
 
 TEST(FilterDecode, RandomBytesNeverCrash) {
   std::mt19937 rng(99);
-  std::string seed = CompositeMsg(3, {SingleMsg(1, "a", CellValue::Integer(1)),
-                                      CompositeMsg(1, {SingleMsg(2, "b", CellValue::String("x"))})});
+  std::string seed =
+      CompositeMsg(3, {SingleMsg(1, "a", CellValue::Integer(1)),
+                       CompositeMsg(1, {SingleMsg(2, "b", CellValue::String("x"))})});
   int ok = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string bytes = seed;

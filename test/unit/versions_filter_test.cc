@@ -4,13 +4,12 @@
 // trees. The model re-derives everything from the raw stored row: which versions the options
 // leave visible, which the read selects, and what each filter node says, without the
 // functions under test.
-#include "versions/filter.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
+#include "versions/filter.h"
 #include "versions/visibility.h"
 
 namespace ttlstore::versions {
@@ -27,9 +26,8 @@ constexpr int64_t kNow = 1'700'000'000'000;
 // max_versions of them, of which those not older than the TTL.
 std::vector<Version> ModelVisible(const Column& c, const model::VersionOptions& o, int64_t now) {
   std::vector<Version> vs = c.versions;
-  std::sort(vs.begin(), vs.end(), [](const Version& a, const Version& b) {
-    return a.timestamp_ms > b.timestamp_ms;
-  });
+  std::sort(vs.begin(), vs.end(),
+            [](const Version& a, const Version& b) { return a.timestamp_ms > b.timestamp_ms; });
   std::vector<Version> out;
   for (size_t i = 0; i < vs.size() && i < size_t(o.max_versions); ++i) {
     if (o.time_to_live >= 0 && now - vs[i].timestamp_ms > int64_t{o.time_to_live} * 1000) break;
@@ -50,8 +48,8 @@ bool ModelInRange(const ReadSpec& s, const std::string& name) {
 
 // name -> the values a read with `s` returns (newest first); absent names are not in the map.
 std::map<std::string, std::vector<CellValue>> ModelSeen(const StoredRow& row,
-                                                        const model::VersionOptions& o,
-                                                        int64_t now, const ReadSpec& s) {
+                                                        const model::VersionOptions& o, int64_t now,
+                                                        const ReadSpec& s) {
   std::map<std::string, std::vector<CellValue>> out;
   for (const auto& c : row.columns) {
     if (!ModelInRange(s, c.name)) continue;
@@ -80,10 +78,12 @@ std::optional<int> ModelCompare(const CellValue& a, const CellValue& b) {
   if (a.type != b.type) return std::nullopt;
   auto sign = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
   switch (a.type) {
-    case CellType::kInteger: return sign(static_cast<long double>(a.integer),
-                                         static_cast<long double>(b.integer));
-    case CellType::kDouble: return sign(a.dbl, b.dbl);
-    case CellType::kBoolean: return sign(a.boolean ? 1 : 0, b.boolean ? 1 : 0);
+    case CellType::kInteger:
+      return sign(static_cast<long double>(a.integer), static_cast<long double>(b.integer));
+    case CellType::kDouble:
+      return sign(a.dbl, b.dbl);
+    case CellType::kBoolean:
+      return sign(a.boolean ? 1 : 0, b.boolean ? 1 : 0);
     default: {
       std::vector<unsigned char> x(a.bytes.begin(), a.bytes.end());
       std::vector<unsigned char> y(b.bytes.begin(), b.bytes.end());
@@ -96,12 +96,18 @@ bool ModelMatch(const Filter& f, const CellValue& v) {
   auto c = ModelCompare(v, f.value);
   if (!c) return false;
   switch (f.comparator) {
-    case Comparator::kEqual: return *c == 0;
-    case Comparator::kNotEqual: return *c != 0;
-    case Comparator::kGreaterThan: return *c == 1;
-    case Comparator::kGreaterEqual: return *c != -1;
-    case Comparator::kLessThan: return *c == -1;
-    case Comparator::kLessEqual: return *c != 1;
+    case Comparator::kEqual:
+      return *c == 0;
+    case Comparator::kNotEqual:
+      return *c != 0;
+    case Comparator::kGreaterThan:
+      return *c == 1;
+    case Comparator::kGreaterEqual:
+      return *c != -1;
+    case Comparator::kLessThan:
+      return *c == -1;
+    case Comparator::kLessEqual:
+      return *c != 1;
   }
   return false;
 }
@@ -136,11 +142,16 @@ CellValue RandomValue(std::mt19937& rng) {
   // Mostly small integers so that comparisons hit equality often; other types for the
   // cross-type rule.
   switch (rng() % 8) {
-    case 0: return CellValue::String(std::string(1, char('a' + rng() % 3)));
-    case 1: return CellValue::Blob(std::string(1, char(rng() % 2 ? 0x01 : 0xf0)));
-    case 2: return CellValue::Boolean(rng() % 2);
-    case 3: return CellValue::Double(double(rng() % 4) - 1.5);
-    default: return CellValue::Integer(int64_t(rng() % 5) - 2);
+    case 0:
+      return CellValue::String(std::string(1, char('a' + rng() % 3)));
+    case 1:
+      return CellValue::Blob(std::string(1, char(rng() % 2 ? 0x01 : 0xf0)));
+    case 2:
+      return CellValue::Boolean(rng() % 2);
+    case 3:
+      return CellValue::Double(double(rng() % 4) - 1.5);
+    default:
+      return CellValue::Integer(int64_t(rng() % 5) - 2);
   }
 }
 
@@ -272,10 +283,10 @@ TEST(VersionsFilter, LatestVersionOnlyAndAnyVersion) {
   std::vector<Column> cols = {c};
   EXPECT_FALSE(RowPasses(Single("col", Comparator::kEqual, CellValue::Integer(1)), {}, cols));
   EXPECT_TRUE(RowPasses(Single("col", Comparator::kGreaterThan, CellValue::Integer(3)), {}, cols));
-  EXPECT_TRUE(RowPasses(Single("col", Comparator::kEqual, CellValue::Integer(1), true, false), {},
-                        cols));
-  EXPECT_FALSE(RowPasses(Single("col", Comparator::kEqual, CellValue::Integer(10), true, false),
-                         {}, cols));
+  EXPECT_TRUE(
+      RowPasses(Single("col", Comparator::kEqual, CellValue::Integer(1), true, false), {}, cols));
+  EXPECT_FALSE(
+      RowPasses(Single("col", Comparator::kEqual, CellValue::Integer(10), true, false), {}, cols));
 }
 
 TEST(VersionsFilter, ValuesOfAnotherTypeNeverMatchWhateverTheComparator) {
