@@ -1,8 +1,8 @@
 // RowOps: the data plane of Tablestore-model tables (PutRow, UpdateRow, DeleteRow, GetRow,
 // GetRange), over versioned rows in the `rows` family. Requests arrive decoded and checked for
 // shape by the front end (tablestore/); the rules applied here need the stored row or the
-// table's options: row existence conditions, the write window (T9), allow-update (T10), what a
-// read sees (T2, T5, T8).
+// table's options: row existence and column conditions, the write window (T9), allow-update
+// (T10), what a read sees (T2, T5, T8) and which rows its filter keeps (versions/filter.h).
 //
 // A write is read-modify-write of the whole row under its key's stripe lock, so concurrent
 // writers to one row serialize and each sees the other's versions. A write also drops what the
