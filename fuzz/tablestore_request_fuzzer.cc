@@ -198,6 +198,31 @@ std::vector<std::pair<std::string, std::string>> Seeds() {
   get.mutable_time_range()->set_end_time(now + 1000);
   add("get_row", "GetRow", get);
 
+  // Filters (table_store_filter.proto) and column ranges: i >= 1 AND NOT(s == "x"), read from
+  // column "a" up to "z"; the same filter as a PutRow's column condition; a pagination filter.
+  auto filter = [](uint64_t type, std::string_view inner) {
+    return VarintField(1, type) + Field(2, inner);
+  };
+  auto single = [&](int comparator, std::string_view column, const model::CellValue& v) {
+    return filter(1, VarintField(1, comparator) + Field(2, column) + Field(3, EncodeValue(v)) +
+                         VarintField(4, 0) + VarintField(5, 1));
+  };
+  std::string composite =
+      filter(2, VarintField(1, 2) + Field(2, single(4, "i", model::CellValue::Integer(1))) +
+                    Field(2, filter(2, VarintField(1, 1) +
+                                           Field(2, single(1, "s", model::CellValue::String("x"))))));
+  pb::GetRowRequest filtered = get;
+  filtered.set_filter(composite);
+  filtered.set_start_column("a");
+  filtered.set_end_column("z");
+  add("get_row_filter", "GetRow", filtered);
+  pb::GetRowRequest paged = get;
+  paged.set_filter(filter(3, VarintField(1, 1) + VarintField(2, 2)));
+  add("get_row_pagination", "GetRow", paged);
+  pb::PutRowRequest conditional = put;
+  conditional.mutable_condition()->set_column_condition(composite);
+  add("put_row_column_condition", "PutRow", conditional);
+
   PbRow change = Key("a");
   change.attributes.push_back(Cell("i", model::CellValue::Integer(1)));
   pb::UpdateRowRequest upd;

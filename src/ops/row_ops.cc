@@ -104,10 +104,24 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   auto read = ReadRow(store_, *key);
   if (!read) return read.error();
   std::optional<StoredRow> old = std::move(*read);
-  if (change.condition != RowExistence::kIgnore) {
+  if (change.condition != RowExistence::kIgnore || change.column_condition) {
     bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
-    if (exists != (change.condition == RowExistence::kExpectExist)) {
+    if (change.condition != RowExistence::kIgnore &&
+        exists != (change.condition == RowExistence::kExpectExist)) {
       return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
+    }
+    // The column condition sees every visible version of every column of the row as stored
+    // (none of a row that does not exist for readers), and the key.
+    if (change.column_condition) {
+      std::vector<Column> seen;
+      if (exists) {
+        versions::ReadSpec all;
+        all.max_versions = 0;
+        seen = versions::VisibleColumns(*old, schema.options, now_ms, all);
+      }
+      if (!versions::RowPasses(*change.column_condition, change.primary_key, seen)) {
+        return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
+      }
     }
   }
 
@@ -167,13 +181,22 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
 
 std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::string_view key,
                                     const StoredRow& row, int64_t now_ms,
-                                    const versions::ReadSpec& spec) const {
+                                    const versions::ReadSpec& spec, bool* filtered_out) const {
   const auto& schema = *table.tablestore;
   if (!versions::RowVisible(row, schema.options, now_ms)) return std::nullopt;
   RowView view;
   view.columns = versions::VisibleColumns(row, schema.options, now_ms, spec);
   std::vector<PkCell> pk;
   if (!versions::DecodeRowKey(key, schema.primary_key, &pk)) return std::nullopt;
+  // The filter sees what the read returns (and the whole key); a pagination filter then picks
+  // among the returned columns.
+  if (spec.filter) {
+    if (!versions::RowPasses(*spec.filter, pk, view.columns)) {
+      if (filtered_out) *filtered_out = true;
+      return std::nullopt;
+    }
+    versions::Paginate(*spec.filter, view.columns);
+  }
   for (auto& cell : pk) {
     if (Wanted(spec, cell.name)) view.primary_key.push_back(std::move(cell));
   }
@@ -216,10 +239,13 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
   }
   const int64_t now_ms = clock_.NowMs();
   size_t limit = request.limit > 0 ? std::min<size_t>(request.limit, kMaxRangeRows) : kMaxRangeRows;
-  size_t bytes = 0, scanned = 0;
+  // `read`: rows that exist for readers, returned or dropped by the filter (the service's
+  // 5000 scanned rows); `scanned` also counts rows hidden by the options.
+  size_t bytes = 0, scanned = 0, read = 0;
   auto it = store_.ScanFamily(storage::Family::kRows, lower, upper, request.backward, nullptr);
   for (; it->Valid(); it->Next()) {
-    if (result.rows.size() >= limit || bytes >= kMaxRangeBytes || scanned >= 4 * kMaxRangeRows) {
+    if (result.rows.size() >= limit || bytes >= kMaxRangeBytes || read >= kMaxRangeRows ||
+        scanned >= 4 * kMaxRangeRows) {
       std::vector<PkCell> next;
       if (!versions::DecodeRowKey(it->key(), schema.primary_key, &next)) {
         return Error::Internal("corrupt row key in the rows family");
@@ -232,9 +258,13 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
     if (!versions::DecodeRow(it->value(), &row)) {
       return Error::Internal("corrupt row in the rows family");
     }
-    if (auto view = View(table, it->key(), row, now_ms, request.spec)) {
+    bool filtered_out = false;
+    if (auto view = View(table, it->key(), row, now_ms, request.spec, &filtered_out)) {
       bytes += ViewBytes(*view);
       result.rows.push_back(std::move(*view));
+      ++read;
+    } else if (filtered_out) {
+      ++read;
     }
   }
   if (!it->status()) return it->status().error();

@@ -1,8 +1,8 @@
 // RowOps: the data plane of Tablestore-model tables (PutRow, UpdateRow, DeleteRow, GetRow,
 // GetRange), over versioned rows in the `rows` family. Requests arrive decoded and checked for
 // shape by the front end (tablestore/); the rules applied here need the stored row or the
-// table's options: row existence conditions, the write window (T9), allow-update (T10), what a
-// read sees (T2, T5, T8).
+// table's options: row existence and column conditions, the write window (T9), allow-update
+// (T10), what a read sees (T2, T5, T8) and which rows its filter keeps (versions/filter.h).
 //
 // A write is read-modify-write of the whole row under its key's stripe lock, so concurrent
 // writers to one row serialize and each sees the other's versions. A write also drops what the
@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ struct RowChange {
   std::vector<versions::PkCell> primary_key;
   std::vector<CellChange> cells;  // kPut: only kPut cells
   RowExistence condition = RowExistence::kIgnore;
+  // A column condition, checked after the row existence condition against the visible versions
+  // of the row as stored, under the row's lock. None: no column condition.
+  std::shared_ptr<const versions::Filter> column_condition;
 };
 
 // A row as a reader sees it.
@@ -69,7 +73,9 @@ struct RangeResult {
 };
 
 // One GetRange page holds at most this many rows, and stops after this many bytes of values
-// (the service's 5000 rows / 4 MB).
+// (the service's 5000 rows / 4 MB). Rows a filter drops count toward the 5000: the service
+// scans at most 5000 rows a page, and a page of filtered-out rows may be empty with a
+// next_start_primary_key (docs/tablestore.md).
 inline constexpr size_t kMaxRangeRows = 5000;
 inline constexpr size_t kMaxRangeBytes = 4u << 20;
 
@@ -84,7 +90,8 @@ class RowOps {
   Status Write(const model::TableDescriptor& table, const RowChange& change,
                versions::StoredRow* after = nullptr);
 
-  // The row, or nullopt if it does not exist for readers (or shows none of the asked columns).
+  // The row, or nullopt if it does not exist for readers, shows none of the asked columns, or
+  // fails the spec's filter.
   Result<std::optional<RowView>> Get(const model::TableDescriptor& table,
                                      const std::vector<versions::PkCell>& primary_key,
                                      const versions::ReadSpec& spec) const;
@@ -101,10 +108,12 @@ class RowOps {
   // Applies the cell changes of an UpdateRow to `row`.
   Status ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
                      int64_t now_ms, versions::StoredRow& row) const;
-  // The reader's view of a stored row, or nullopt (see Get).
+  // The reader's view of a stored row, or nullopt (see Get). `filtered_out` (if given) is set
+  // when the row exists for readers but the spec's filter drops it: GetRange counts such rows
+  // as read toward its page.
   std::optional<RowView> View(const model::TableDescriptor& table, std::string_view key,
                               const versions::StoredRow& row, int64_t now_ms,
-                              const versions::ReadSpec& spec) const;
+                              const versions::ReadSpec& spec, bool* filtered_out = nullptr) const;
 
   storage::Store& store_;
   const Clock& clock_;

@@ -43,8 +43,7 @@ Status WriteOne(const Services& s, const model::TableDescriptor& table,
     case pb::DELETE: change = DeleteChangeOf(decoded); break;
   }
   if (!change) return change.error();
-  ASSIGN_OR_RETURN(existence, ConditionOf(row.has_condition() ? &row.condition() : nullptr));
-  change->condition = existence;
+  RETURN_IF_ERROR(ApplyCondition(row.has_condition() ? &row.condition() : nullptr, &*change));
   versions::StoredRow after;
   RETURN_IF_ERROR(s.rows.Write(table, *change, &after));
   if (row.has_return_content()) {
@@ -74,7 +73,8 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
   for (const auto& t : req.tables()) {
     auto* out = resp.add_tables();
     out->set_table_name(t.table_name());
-    // Problems of the table entry (missing table, bad version condition) fail each of its rows.
+    // Problems of the table entry (missing table, bad version condition or filter) fail each of
+    // its rows.
     Status table_status = Status::Ok();
     ops::TablePtr table;
     versions::ReadSpec spec;
@@ -82,9 +82,7 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
       table_status = found.error();
     } else {
       table = *found;
-      if (auto refused = RefuseUnsupportedReadOptions(t); !refused) {
-        table_status = refused;
-      } else if (auto parsed = ReadSpecOfRequest(t, false); !parsed) {
+      if (auto parsed = ReadSpecOfRequest(t, false); !parsed) {
         table_status = parsed.error();
       } else {
         spec = std::move(*parsed);

@@ -17,8 +17,7 @@ Result<std::string> WriteRow(const Services& s, const std::string& table_name,
                              const pb::ReturnContent* return_content) {
   ASSIGN_OR_RETURN(table, FindTable(s, table_name));
   if (!change) return change.error();
-  ASSIGN_OR_RETURN(existence, ConditionOf(condition));
-  change->condition = existence;
+  RETURN_IF_ERROR(ApplyCondition(condition, &*change));
   versions::StoredRow after;
   RETURN_IF_ERROR(s.rows.Write(*table, *change, &after));
   Response resp;
@@ -66,7 +65,6 @@ Result<std::string> GetRow(const Services& s, std::string_view body) {
   pb::GetRowRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
-  RETURN_IF_ERROR(RefuseUnsupportedReadOptions(req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, false));
@@ -81,7 +79,6 @@ Result<std::string> GetRange(const Services& s, std::string_view body) {
   pb::GetRangeRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
-  RETURN_IF_ERROR(RefuseUnsupportedReadOptions(req));
   ops::RangeRequest range;
   range.backward = req.direction() == pb::BACKWARD;
   ASSIGN_OR_RETURN(start_row, DecodeRow(req.inclusive_start_primary_key()));

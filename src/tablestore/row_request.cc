@@ -2,17 +2,21 @@
 
 namespace ttlstore::tablestore {
 
-Result<ops::RowExistence> ConditionOf(const otspb::Condition* condition) {
-  if (!condition) return ops::RowExistence::kIgnore;
-  if (condition->has_column_condition() && !condition->column_condition().empty()) {
-    return Error::Validation("Column conditions are not supported by ttlstore.");
-  }
+Status ApplyCondition(const otspb::Condition* condition, ops::RowChange* change) {
+  change->condition = ops::RowExistence::kIgnore;
+  change->column_condition.reset();
+  if (!condition) return Status::Ok();
   switch (condition->row_existence()) {
-    case otspb::IGNORE: return ops::RowExistence::kIgnore;
-    case otspb::EXPECT_EXIST: return ops::RowExistence::kExpectExist;
-    case otspb::EXPECT_NOT_EXIST: return ops::RowExistence::kExpectNotExist;
+    case otspb::IGNORE: change->condition = ops::RowExistence::kIgnore; break;
+    case otspb::EXPECT_EXIST: change->condition = ops::RowExistence::kExpectExist; break;
+    case otspb::EXPECT_NOT_EXIST: change->condition = ops::RowExistence::kExpectNotExist; break;
+    default: return Error::Validation("Invalid row existence expectation.");
   }
-  return Error::Validation("Invalid row existence expectation.");
+  if (condition->has_column_condition() && !condition->column_condition().empty()) {
+    ASSIGN_OR_RETURN(filter, DecodeFilter(condition->column_condition(), FilterUse::kCondition));
+    change->column_condition = std::move(filter);
+  }
+  return Status::Ok();
 }
 
 std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowChange& change,

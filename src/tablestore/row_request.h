@@ -1,5 +1,6 @@
-// Pieces of row requests that single-row, range and batch operations share: the row existence
-// condition, the version condition, consumed capacity, and the options ttlstore refuses.
+// Pieces of row requests that single-row, range and batch operations share: the write's
+// condition (row existence and column condition), the read's spec (version condition, columns,
+// column range, filter), consumed capacity.
 #pragma once
 
 #include <string>
@@ -7,13 +8,15 @@
 
 #include "common/result.h"
 #include "ops/row_ops.h"
+#include "tablestore/filter_decode.h"
 #include "tablestore/row_convert.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::tablestore {
 
-// The row existence expectation; column conditions (filters) are refused.
-Result<ops::RowExistence> ConditionOf(const otspb::Condition* condition);
+// Sets the change's row existence expectation and column condition from a write's Condition
+// (none: IGNORE, no column condition). An empty column_condition is none.
+Status ApplyCondition(const otspb::Condition* condition, ops::RowChange* change);
 
 void FillConsumed(int32_t read, int32_t write, otspb::ConsumedCapacity* out);
 
@@ -24,7 +27,8 @@ std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowC
                                  const versions::StoredRow& after,
                                  const model::VersionOptions& options, int64_t now_ms);
 
-// The version condition and columns of a GetRow, GetRange or BatchGetRow table entry.
+// The version condition, columns, column range and filter of a GetRow, GetRange or BatchGetRow
+// table entry. An empty `filter` is no filter.
 template <typename Request>
 Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op) {
   std::optional<int32_t> max_versions;
@@ -39,19 +43,14 @@ Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op) 
     time_range = arg;
   }
   std::vector<std::string> columns(req.columns_to_get().begin(), req.columns_to_get().end());
-  return ReadSpecOf(max_versions, time_range, columns, range_op);
-}
-
-// Filters, column ranges and tokens are not implemented: refused rather than ignored.
-template <typename Request>
-Status RefuseUnsupportedReadOptions(const Request& req) {
+  ASSIGN_OR_RETURN(spec, ReadSpecOf(max_versions, time_range, columns, range_op));
+  if (req.has_start_column()) spec.start_column = req.start_column();
+  if (req.has_end_column()) spec.end_column = req.end_column();
   if (req.has_filter() && !req.filter().empty()) {
-    return Error::Validation("Filters are not supported by ttlstore.");
+    ASSIGN_OR_RETURN(filter, DecodeFilter(req.filter(), FilterUse::kRead));
+    spec.filter = std::move(filter);
   }
-  if (req.has_start_column() || req.has_end_column()) {
-    return Error::Validation("start_column and end_column are not supported by ttlstore.");
-  }
-  return Status::Ok();
+  return spec;
 }
 
 }  // namespace ttlstore::tablestore

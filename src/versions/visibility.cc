@@ -28,15 +28,18 @@ bool RowVisible(const StoredRow& row, const model::VersionOptions& options, int6
   return false;
 }
 
+bool ReadsColumn(const ReadSpec& spec, const std::string& name) {
+  if (spec.start_column && name < *spec.start_column) return false;
+  if (spec.end_column && name >= *spec.end_column) return false;
+  return spec.columns.empty() ||
+         std::find(spec.columns.begin(), spec.columns.end(), name) != spec.columns.end();
+}
+
 std::vector<Column> VisibleColumns(const StoredRow& row, const model::VersionOptions& options,
                                    int64_t now_ms, const ReadSpec& spec) {
   std::vector<Column> out;
-  auto wanted = [&](const std::string& name) {
-    return spec.columns.empty() ||
-           std::find(spec.columns.begin(), spec.columns.end(), name) != spec.columns.end();
-  };
   for (const auto& c : row.columns) {
-    if (!wanted(c.name)) continue;
+    if (!ReadsColumn(spec, c.name)) continue;
     size_t visible = VisibleCount(c, options, now_ms);
     Column picked;
     for (size_t i = 0; i < visible; ++i) {

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "model/versioned_table.h"
+#include "versions/filter.h"
 #include "versions/row.h"
 
 namespace ttlstore::versions {
@@ -24,14 +26,23 @@ size_t VisibleCount(const Column& column, const model::VersionOptions& options, 
 // written with its primary key only). A row whose columns have all expired is gone (T6).
 bool RowVisible(const StoredRow& row, const model::VersionOptions& options, int64_t now_ms);
 
-// What a read asks for (T5). Versions are filtered by the time range first, then capped at
-// max_versions per column, newest first.
+// What a read asks for (T5). Columns are those of `columns` (all if empty) whose names lie in
+// [start_column, end_column); their versions are filtered by the time range first, then capped
+// at max_versions per column, newest first. The filter then sees exactly that, and decides
+// whether the row is returned; a pagination filter last picks among the columns
+// (docs/tablestore.md, "Filters and column conditions").
 struct ReadSpec {
   int32_t max_versions = 1;          // <= 0: no cap beyond the table's own
   int64_t start_ms = 0;              // time range [start, end)
   int64_t end_ms = INT64_MAX;
   std::vector<std::string> columns;  // empty: all columns
+  std::optional<std::string> start_column;  // inclusive, by name (bytewise)
+  std::optional<std::string> end_column;    // exclusive
+  std::shared_ptr<const Filter> filter;     // none: every row passes
 };
+
+// Whether the spec reads the attribute column `name` (columns to get and the column range).
+bool ReadsColumn(const ReadSpec& spec, const std::string& name);
 
 // The columns a reader sees, in name order, each with the versions the spec selects (columns
 // with none are left out).
