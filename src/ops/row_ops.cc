@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ops/row_batch.h"
+#include "ops/split_points.h"
 
 namespace ttlstore::ops {
 namespace {
@@ -269,6 +270,12 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
   }
   if (!it->status()) return it->status().error();
   return result;
+}
+
+Result<std::vector<versions::PkCell>> RowOps::SplitPoints(const model::TableDescriptor& table,
+                                                          uint64_t split_bytes,
+                                                          size_t max_points) const {
+  return ComputeSplitPoints(store_, table, split_bytes, max_points);
 }
 
 }  // namespace ttlstore::ops

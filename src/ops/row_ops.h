@@ -99,6 +99,11 @@ class RowOps {
   Result<RangeResult> GetRange(const model::TableDescriptor& table,
                                const RangeRequest& request) const;
 
+  // The table's split points for ComputeSplitPointsBySize (ops/split_points.h).
+  Result<std::vector<versions::PkCell>> SplitPoints(const model::TableDescriptor& table,
+                                                    uint64_t split_bytes,
+                                                    size_t max_points) const;
+
   // The per-row locks writes take; the purge takes them too (ops/row_purger.h).
   KeyLocks& locks() { return locks_; }
   // Versions writes have dropped because the options hid them (for /metrics).

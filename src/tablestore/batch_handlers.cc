@@ -3,6 +3,7 @@
 // a table named twice) fail it with an HTTP error (tablestore-protocol.md 3.1).
 #include <set>
 
+#include "tablestore/capacity_units.h"
 #include "tablestore/error_map.h"
 #include "tablestore/handlers.h"
 #include "tablestore/row_convert.h"
@@ -30,7 +31,12 @@ Status CheckTableNames(const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
-// One BatchWriteRow row (already decoded): convert by operation type, write.
+void SetConsumed(const Consumed& c, pb::ConsumedCapacity* out) {
+  FillConsumed(c.read, c.write, out);
+}
+
+// One BatchWriteRow row (already decoded): convert by operation type, write; on success sets
+// the row's consumed units.
 Status WriteOne(const Services& s, const model::TableDescriptor& table,
                 const pb::RowInBatchWriteRowRequest& row, const Result<PbRow>& row_change,
                 pb::RowInBatchWriteRowResponse* out) {
@@ -46,6 +52,9 @@ Status WriteOne(const Services& s, const model::TableDescriptor& table,
   RETURN_IF_ERROR(ApplyCondition(row.has_condition() ? &row.condition() : nullptr, &*change));
   versions::StoredRow after;
   RETURN_IF_ERROR(s.rows.Write(table, *change, &after));
+  SetConsumed(WriteConsumed(decoded, CountsVersionBytes(table.tablestore->options),
+                            change->condition != ops::RowExistence::kIgnore),
+              out->mutable_consumed());
   if (row.has_return_content()) {
     auto returned = ReturnedRow(row.return_content(), *change, after, table.tablestore->options,
                                 s.clock.NowMs());
@@ -102,8 +111,15 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
         continue;
       }
       row->set_is_ok(true);
-      FillConsumed(1, 0, row->mutable_consumed());
-      row->set_row(read->has_value() ? EncodeRow(ToPbRow(**read)) : std::string());
+      const bool version_bytes = CountsVersionBytes(table->tablestore->options);
+      if (read->has_value()) {
+        PbRow returned = ToPbRow(**read);
+        SetConsumed(ReadConsumed(&returned, version_bytes), row->mutable_consumed());
+        row->set_row(EncodeRow(returned));
+      } else {
+        SetConsumed(ReadConsumed(nullptr, version_bytes), row->mutable_consumed());
+        row->set_row(std::string());
+      }
     }
   }
   return Serialize(resp);
@@ -161,10 +177,13 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
       if (!written) {
         row->set_is_ok(false);
         FillRowError(written.error(), row->mutable_error());
+        // A failed condition still costs the read that checked it and one write unit.
+        if (written.error().code() == ErrorCode::kConditionalCheckFailed) {
+          SetConsumed(kFailedConditionConsumed, row->mutable_consumed());
+        }
         continue;
       }
       row->set_is_ok(true);
-      FillConsumed(0, 1, row->mutable_consumed());
     }
   }
   return Serialize(resp);

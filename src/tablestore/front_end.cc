@@ -21,6 +21,7 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"GetRow", &GetRow}, {"UpdateRow", &UpdateRow},
       {"DeleteRow", &DeleteRow}, {"GetRange", &GetRange},
       {"BatchGetRow", &BatchGetRow}, {"BatchWriteRow", &BatchWriteRow},
+      {"ComputeSplitPointsBySize", &ComputeSplitPointsBySize},
   };
   return *handlers;
 }

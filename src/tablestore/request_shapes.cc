@@ -104,5 +104,6 @@ const WireShape& WireShapeOf(const otspb::DeleteRowRequest&) { return kWriteRowS
 const WireShape& WireShapeOf(const otspb::GetRangeRequest&) { return kGetRangeShape; }
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&) { return kBatchGetRowShape; }
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&) { return kBatchWriteRowShape; }
+const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

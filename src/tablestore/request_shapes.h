@@ -22,5 +22,6 @@ const WireShape& WireShapeOf(const otspb::DeleteRowRequest&);
 const WireShape& WireShapeOf(const otspb::GetRangeRequest&);
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&);
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&);
+const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&);
 
 }  // namespace ttlstore::tablestore

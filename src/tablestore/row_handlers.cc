@@ -1,5 +1,6 @@
 // PutRow, GetRow, UpdateRow, DeleteRow and GetRange: single-row operations and range reads
 // over the versioned-row engine (T2-T10).
+#include "tablestore/capacity_units.h"
 #include "tablestore/handlers.h"
 #include "tablestore/row_convert.h"
 #include "tablestore/row_request.h"
@@ -10,9 +11,14 @@ namespace {
 
 namespace pb = ::ttlstore::otspb;
 
-// Runs one row change (PutRow, UpdateRow, DeleteRow) and builds its response.
+void SetConsumed(const Consumed& c, pb::ConsumedCapacity* out) {
+  FillConsumed(c.read, c.write, out);
+}
+
+// Runs one row change (PutRow, UpdateRow, DeleteRow) and builds its response. `row` is the
+// request's row, which the write units are counted from.
 template <typename Response>
-Result<std::string> WriteRow(const Services& s, const std::string& table_name,
+Result<std::string> WriteRow(const Services& s, const std::string& table_name, const PbRow& row,
                              Result<ops::RowChange> change, const pb::Condition* condition,
                              const pb::ReturnContent* return_content) {
   ASSIGN_OR_RETURN(table, FindTable(s, table_name));
@@ -21,11 +27,13 @@ Result<std::string> WriteRow(const Services& s, const std::string& table_name,
   versions::StoredRow after;
   RETURN_IF_ERROR(s.rows.Write(*table, *change, &after));
   Response resp;
-  FillConsumed(0, 1, resp.mutable_consumed());
+  SetConsumed(WriteConsumed(row, CountsVersionBytes(table->tablestore->options),
+                            change->condition != ops::RowExistence::kIgnore),
+              resp.mutable_consumed());
   if (return_content) {
-    auto row = ReturnedRow(*return_content, *change, after, table->tablestore->options,
-                           s.clock.NowMs());
-    if (row) resp.set_row(EncodeRow(*row));
+    auto returned = ReturnedRow(*return_content, *change, after, table->tablestore->options,
+                                s.clock.NowMs());
+    if (returned) resp.set_row(EncodeRow(*returned));
   }
   return Serialize(resp);
 }
@@ -37,7 +45,7 @@ Result<std::string> PutRow(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row()));
   RETURN_IF_ERROR(CheckRequestDataSize("PutRow", RowDataSize(row)));
-  return WriteRow<pb::PutRowResponse>(s, req.table_name(), PutChangeOf(row),
+  return WriteRow<pb::PutRowResponse>(s, req.table_name(), row, PutChangeOf(row),
                                       req.has_condition() ? &req.condition() : nullptr,
                                       req.has_return_content() ? &req.return_content() : nullptr);
 }
@@ -47,7 +55,7 @@ Result<std::string> UpdateRow(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row_change()));
   RETURN_IF_ERROR(CheckRequestDataSize("UpdateRow", RowDataSize(row)));
-  return WriteRow<pb::UpdateRowResponse>(s, req.table_name(), UpdateChangeOf(row),
+  return WriteRow<pb::UpdateRowResponse>(s, req.table_name(), row, UpdateChangeOf(row),
                                          req.has_condition() ? &req.condition() : nullptr,
                                          req.has_return_content() ? &req.return_content() : nullptr);
 }
@@ -56,7 +64,7 @@ Result<std::string> DeleteRow(const Services& s, std::string_view body) {
   pb::DeleteRowRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
-  return WriteRow<pb::DeleteRowResponse>(s, req.table_name(), DeleteChangeOf(row),
+  return WriteRow<pb::DeleteRowResponse>(s, req.table_name(), row, DeleteChangeOf(row),
                                          req.has_condition() ? &req.condition() : nullptr,
                                          req.has_return_content() ? &req.return_content() : nullptr);
 }
@@ -70,8 +78,15 @@ Result<std::string> GetRow(const Services& s, std::string_view body) {
   ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, false));
   ASSIGN_OR_RETURN(view, s.rows.Get(*table, pk, spec));
   pb::GetRowResponse resp;
-  FillConsumed(1, 0, resp.mutable_consumed());
-  resp.set_row(view ? EncodeRow(ToPbRow(*view)) : std::string());
+  const bool version_bytes = CountsVersionBytes(table->tablestore->options);
+  if (view) {
+    PbRow out = ToPbRow(*view);
+    SetConsumed(ReadConsumed(&out, version_bytes), resp.mutable_consumed());
+    resp.set_row(EncodeRow(out));
+  } else {
+    SetConsumed(ReadConsumed(nullptr, version_bytes), resp.mutable_consumed());
+    resp.set_row(std::string());
+  }
   return Serialize(resp);
 }
 
@@ -97,12 +112,15 @@ Result<std::string> GetRange(const Services& s, std::string_view body) {
   range.spec = std::move(spec);
   ASSIGN_OR_RETURN(result, s.rows.GetRange(*table, range));
   pb::GetRangeResponse resp;
-  FillConsumed(static_cast<int32_t>(std::max<size_t>(1, result.rows.size())), 0,
-               resp.mutable_consumed());
+  std::vector<PbRow> returned;
+  returned.reserve(result.rows.size());
+  for (const auto& view : result.rows) returned.push_back(ToPbRow(view));
+  SetConsumed(RangeConsumed(returned, CountsVersionBytes(table->tablestore->options)),
+              resp.mutable_consumed());
   std::string rows;
-  if (!result.rows.empty()) {
+  if (!returned.empty()) {
     AppendHeader(&rows);
-    for (const auto& view : result.rows) AppendRow(&rows, ToPbRow(view));
+    for (const auto& row : returned) AppendRow(&rows, row);
   }
   resp.set_rows(std::move(rows));
   if (result.next_start) resp.set_next_start_primary_key(EncodeRow(ToPbKey(*result.next_start)));
