@@ -3,12 +3,12 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string>
 
 #include "api/json_parse.h"
 #include "api/resource_policy_rules.h"
+#include "common/ascii.h"
 
 namespace ttlstore::api {
 namespace {
@@ -78,8 +78,7 @@ Status ReadPrincipal(const rapidjson::Value& v, auth::ResourceStatement* rs) {
 // unsupported.
 std::optional<auth::ResourceStatement::PrincipalCondition> PrincipalConditionOf(
     std::string_view op, std::string_view key) {
-  std::string k;
-  for (char c : key) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string k = AsciiLower(key);
   if (k != "aws:principalaccount" && k != "aws:principalarn") return std::nullopt;
   if (op.size() > 8 && op.substr(op.size() - 8) == "IfExists") op.remove_suffix(8);
   auth::ResourceStatement::PrincipalCondition c;

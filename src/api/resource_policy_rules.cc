@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <iterator>
-#include <cctype>
 #include <string>
 #include <string_view>
 
 #include "auth/policy.h"
+#include "common/ascii.h"
 
 namespace ttlstore::api {
 namespace {
@@ -40,22 +40,15 @@ constexpr std::string_view kTrustedKeys[] = {
     "aws:userid",           "aws:principalservicename", "aws:principalservicenameslist",
     "aws:sourceorgid",      "aws:sourceorgpaths"};
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 }  // namespace
 
 bool IsTrustedConditionKey(std::string_view key) {
-  std::string k = Lower(key);
+  std::string k = AsciiLower(key);
   return std::find(std::begin(kTrustedKeys), std::end(kTrustedKeys), k) != std::end(kTrustedKeys);
 }
 
 bool ActionAppliesTo(std::string_view action, PolicyResourceKind kind) {
-  std::string pattern = Lower(action);
+  std::string pattern = AsciiLower(action);
   if (pattern == "*") return true;
   constexpr std::string_view kPrefix = "dynamodb:";
   if (pattern.rfind(kPrefix, 0) != 0) return false;

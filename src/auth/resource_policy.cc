@@ -1,7 +1,8 @@
 #include "auth/resource_policy.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "common/ascii.h"
 
 namespace ttlstore::auth {
 namespace {
@@ -11,18 +12,11 @@ bool AnyMatch(const std::vector<std::string>& patterns, std::string_view text) {
                      [&](const std::string& p) { return GlobMatch(p, text); });
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Action names are case-insensitive (IAM User Guide, "IAM JSON policy elements: Action").
 bool AnyActionMatch(const std::vector<std::string>& patterns, std::string_view action) {
-  std::string a = Lower(action);
+  std::string a = AsciiLower(action);
   return std::any_of(patterns.begin(), patterns.end(),
-                     [&](const std::string& p) { return GlobMatch(Lower(p), a); });
+                     [&](const std::string& p) { return GlobMatch(AsciiLower(p), a); });
 }
 
 bool PrincipalConditionHolds(const ResourceStatement::PrincipalCondition& c,
