@@ -8,6 +8,7 @@
 
 #include "api/expression_params.h"
 #include "api/json_parse.h"
+#include "api/parsed_policy_cache.h"
 #include "api/resource_policy_doc.h"
 #include "auth/resource_policy.h"
 #include "expr/update.h"
@@ -156,26 +157,26 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
 namespace {
 
 // The resource-based policy that governs `resource` (a table ARN, an index ARN: its table's,
-// a stream ARN: the stream's), parsed; nullopt when there is none (or the ARN names nothing
+// a stream ARN: the stream's), parsed; nullptr when there is none (or the ARN names nothing
 // here). Documents were validated when attached; one that no longer parses counts as empty.
-std::optional<std::vector<auth::ResourceStatement>> GoverningPolicy(const Services& s,
-                                                                    const std::string& resource) {
+// Each document is parsed once (the cache is keyed by its text).
+std::shared_ptr<const ParsedPolicyCache::Statements> GoverningPolicy(const Services& s,
+                                                                     const std::string& resource) {
+  static ParsedPolicyCache cache;
   const std::string prefix = "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/";
-  if (resource.rfind(prefix, 0) != 0) return std::nullopt;
+  if (resource.rfind(prefix, 0) != 0) return nullptr;
   std::string_view rest = std::string_view(resource).substr(prefix.size());
   size_t slash = rest.find('/');
   ops::TablePtr table = s.catalog.Find(std::string(rest.substr(0, slash)));
-  if (!table) return std::nullopt;
+  if (!table) return nullptr;
   std::optional<int64_t> stream;
   if (slash != std::string_view::npos && rest.substr(slash, 8) == "/stream/") {
     stream = streams::ParseStreamLabel(rest.substr(slash + 8));
-    if (!stream) return std::nullopt;
+    if (!stream) return nullptr;
   }
   const model::ResourcePolicy* policy = ops::FindResourcePolicy(*table, stream);
-  if (!policy) return std::nullopt;
-  auto statements = ParseResourcePolicy(policy->document);
-  if (!statements) return std::vector<auth::ResourceStatement>{};
-  return std::move(*statements);
+  if (!policy) return nullptr;
+  return cache.Get(policy->document);
 }
 
 }  // namespace
