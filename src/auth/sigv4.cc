@@ -1,4 +1,5 @@
 #include "auth/sigv4.h"
+#include "common/ascii.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -27,12 +28,6 @@ Error BadSignature() {
           "details."};
 }
 Error Incomplete(std::string m) { return {ErrorCode::kIncompleteSignature, std::move(m)}; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Trims and collapses runs of whitespace to one space (SigV4's Trimall).
 std::string TrimAll(std::string_view v) {
@@ -113,7 +108,7 @@ std::string HeaderValue(const HeaderPairs& headers, std::string_view lower_name)
   std::string joined;
   bool found = false;
   for (const auto& [name, value] : headers) {
-    if (Lower(name) != lower_name) continue;
+    if (!AsciiEqualsLower(name, lower_name)) continue;
     if (found) joined += ',';
     joined += TrimAll(value);
     found = true;
@@ -127,7 +122,7 @@ std::string HeaderValue(const HeaderPairs& headers, std::string_view lower_name)
 std::map<std::string, std::string, std::less<>> ValuesByName(const HeaderPairs& headers) {
   std::map<std::string, std::string, std::less<>> out;
   for (const auto& [name, value] : headers) {
-    auto [it, fresh] = out.try_emplace(Lower(name));
+    auto [it, fresh] = out.try_emplace(AsciiLower(name));
     if (!fresh) it->second += ',';
     it->second += TrimAll(value);
   }
@@ -410,7 +405,7 @@ Status SigV4Verifier::Verify(const SignedRequest& r, int64_t now_ms,
   auto present = ValuesByName(r.headers);
   std::set<std::string_view> seen;
   for (const auto& h : a.signed_headers) {
-    std::string name = Lower(h);
+    std::string name = AsciiLower(h);
     if (!present.contains(name)) return BadSignature();
     signed_headers.push_back(std::move(name));
   }

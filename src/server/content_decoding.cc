@@ -1,4 +1,5 @@
 #include "server/content_decoding.h"
+#include "common/ascii.h"
 
 #include <zlib.h>
 
@@ -58,9 +59,7 @@ Decoding Inflate(std::string_view in, int window_bits, bool members, size_t limi
 std::string Lower(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
+  return AsciiLower(s);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "tablestore/handlers.h"
 #include "tablestore/signing.h"
 #include "tablestore/tablestore.pb.h"
+#include "common/ascii.h"
 
 namespace ttlstore::tablestore {
 namespace {
@@ -41,12 +42,7 @@ std::string NewRequestId() {
 
 std::string_view HeaderValue(const HeaderList& headers, std::string_view lower_name) {
   for (const auto& [name, value] : headers) {
-    if (name.size() != lower_name.size()) continue;
-    bool same = true;
-    for (size_t i = 0; i < name.size() && same; ++i) {
-      same = std::tolower(static_cast<unsigned char>(name[i])) == lower_name[i];
-    }
-    if (same) return value;
+    if (AsciiEqualsLower(name, lower_name)) return value;
   }
   return {};
 }

@@ -1,4 +1,5 @@
 #include "tablestore/signing.h"
+#include "common/ascii.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -22,12 +23,6 @@ std::string Base64(const unsigned char* data, size_t n) {
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -39,7 +34,7 @@ std::vector<std::pair<std::string, std::string>> OtsHeaders(const Headers& heade
                                                             std::string_view except) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, value] : headers) {
-    std::string lower = Lower(name);
+    std::string lower = AsciiLower(name);
     if (!lower.starts_with("x-ots-") || lower == except) continue;
     out.emplace_back(std::move(lower), std::string(Trim(value)));
   }
@@ -51,12 +46,7 @@ std::vector<std::pair<std::string, std::string>> OtsHeaders(const Headers& heade
 // thousands).
 const std::string* Find(const Headers& headers, std::string_view lower_name) {
   for (const auto& [name, value] : headers) {
-    if (name.size() != lower_name.size()) continue;
-    bool same = true;
-    for (size_t i = 0; i < name.size() && same; ++i) {
-      same = std::tolower(static_cast<unsigned char>(name[i])) == lower_name[i];
-    }
-    if (same) return &value;
+    if (AsciiEqualsLower(name, lower_name)) return &value;
   }
   return nullptr;
 }

@@ -8,6 +8,7 @@
 #include "api/partiql/translate.h"
 #include "expr/condition_check.h"
 #include "expr/projection.h"
+#include "common/ascii.h"
 
 namespace ttlstore::api::partiql {
 namespace {
@@ -529,8 +530,7 @@ class Parser {
     const Token& t = Next();
     out->kind = Expr::Kind::kCall;
     out->pos = t.pos;
-    out->op = t.text;
-    for (char& c : out->op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out->op = AsciiLower(t.text);
     Next();  // (
     Count();
   }
