@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "api/base64.h"
+#include "common/base64.h"
 #include "model/number.h"
 
 namespace ttlstore::api {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "api/base64.h"
+#include "common/base64.h"
 #include "api/item_common.h"
 #include "api/json_parse.h"
 #include "api/partiql/parser.h"

@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-namespace ttlstore::api {
+namespace ttlstore {
 
 std::string Base64Encode(std::string_view bytes);
 // nullopt for anything that is not canonical padded base64.
 std::optional<std::string> Base64Decode(std::string_view text);
 
-}  // namespace ttlstore::api
+}  // namespace ttlstore

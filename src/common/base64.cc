@@ -1,8 +1,8 @@
-#include "api/base64.h"
+#include "common/base64.h"
 
 #include <array>
 
-namespace ttlstore::api {
+namespace ttlstore {
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -61,4 +61,4 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   return out;
 }
 
-}  // namespace ttlstore::api
+}  // namespace ttlstore
