@@ -13,6 +13,7 @@
 
 namespace ttlstore::backup {
 class Backups;
+class Imports;
 }  // namespace ttlstore::backup
 namespace ttlstore::ttl {
 class ExpiryBackfiller;
@@ -32,6 +33,8 @@ struct Services {
   index::IndexBuilder* index_builder = nullptr;
   // On-demand backups and restores (null: the backup operations are unknown operations).
   backup::Backups* backups = nullptr;
+  // ImportTable and its describe/list (null: unknown operations).
+  backup::Imports* imports = nullptr;
   // Runs UpdateTimeToLive's backfills of the expiry index (null: run them inline).
   ttl::ExpiryBackfiller* ttl_backfiller = nullptr;
 };

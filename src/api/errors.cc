@@ -62,6 +62,10 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "BackupInUseException", "BackupInUseException"};
     case ErrorCode::kPolicyNotFound:
       return {400, DDB "PolicyNotFoundException", "PolicyNotFoundException"};
+    case ErrorCode::kImportConflict:
+      return {400, DDB "ImportConflictException", "ImportConflictException"};
+    case ErrorCode::kImportNotFound:
+      return {400, DDB "ImportNotFoundException", "ImportNotFoundException"};
     case ErrorCode::kStorageUnavailable:
       return {500, DDB "InternalServerError", "InternalServerError"};
     case ErrorCode::kInternal:

@@ -59,6 +59,11 @@ Result<std::string> ListBackups(const Services&, const rapidjson::Value&);
 Result<std::string> DeleteBackup(const Services&, const rapidjson::Value&);
 Result<std::string> RestoreTableFromBackup(const Services&, const rapidjson::Value&);
 
+// Import from S3, from a local folder standing for S3 (import_api.cc).
+Result<std::string> ImportTable(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeImport(const Services&, const rapidjson::Value&);
+Result<std::string> ListImports(const Services&, const rapidjson::Value&);
+
 // PartiQL (partiql/partiql_api.cc).
 Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);
 Result<std::string> BatchExecuteStatement(const Services&, const rapidjson::Value&);

@@ -105,7 +105,8 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
     w.Key("LatestStreamArn");
     WriteString(w, TableArn(s, t.name) + "/stream/" + label);
   }
-  if (t.restore) {
+  // An import's table carries only the loading mark (backup/table_import.h): no summary.
+  if (t.restore && !(t.restore->source_backup_arn.empty() && t.restore->source_table_arn.empty())) {
     w.Key("RestoreSummary");
     w.StartObject();
     w.Key("SourceBackupArn");
@@ -188,7 +189,7 @@ std::string TableArn(const Services& s, const std::string& table_name) {
   return "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/" + table_name;
 }
 
-Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) {
+Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(name, OptString(req, "TableName"));
   ASSIGN_OR_RETURN(key_schema, OptArray(req, "KeySchema"));
   ASSIGN_OR_RETURN(definitions, OptArray(req, "AttributeDefinitions"));
@@ -296,7 +297,11 @@ Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) 
     t.resource_policy =
         model::ResourcePolicy{*resource_policy, ops::NextRevisionId("", s.clock.NowMs())};
   }
+  return t;
+}
 
+Result<std::string> CreateTable(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(t, DecodeNewTable(s, req));
   ASSIGN_OR_RETURN(created, s.catalog.Create(std::move(t)));
   storage::TableStats empty;
   rapidjson::StringBuffer buf;

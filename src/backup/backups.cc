@@ -137,13 +137,6 @@ Result<model::TableDescriptor> RestoredDescriptor(const BackupRecord& backup,
   return t;
 }
 
-namespace {
-
-struct PendingItem {
-  std::string key;
-  model::Item item;
-};
-
 Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::TableDescriptor& table,
                   std::vector<PendingItem>& pending) {
   std::vector<std::string> keys;
@@ -160,8 +153,6 @@ Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::Table
   pending.clear();
   return store.Write(batch);
 }
-
-}  // namespace
 
 Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatalog& catalog,
                      const model::TableDescriptor& table, BackupReader& reader,

@@ -76,6 +76,17 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
                      const model::TableDescriptor& table, BackupReader& reader,
                      const std::atomic<bool>& cancel, const Progress& progress);
 
+// An item to load, with its full storage key.
+struct PendingItem {
+  std::string key;
+  model::Item item;
+};
+
+// Writes `pending` into `table` in one batch under the items' locks, through ItemOps::AddPut (so
+// indexes, the expiry index and stats follow), then clears it. Used by restores and imports.
+Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::TableDescriptor& table,
+                  std::vector<PendingItem>& pending);
+
 // Drops tables whose restore a stop interrupted. Call after TableCatalog::Load.
 void DropAbandonedRestores(ops::TableCatalog& catalog);
 

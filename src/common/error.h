@@ -59,6 +59,10 @@ enum class ErrorCode {
   // Resource-based policies: the resource has no policy, or not the revision the caller
   // expected (ExpectedRevisionId). HTTP 400.
   kPolicyNotFound,
+  // ImportTable: a ClientToken in use by a running import that names another table. HTTP 400.
+  kImportConflict,
+  // DescribeImport: no import has this ARN. HTTP 400.
+  kImportNotFound,
   // The data dir cannot take writes now (disk full, read-only file system); the message says
   // which and is shown to the client. Reads still work. HTTP 500 InternalServerError.
   kStorageUnavailable,

@@ -22,6 +22,7 @@ Result<std::optional<char>> RecordReader::Get() {
       return std::optional<char>();
     }
   }
+  ++bytes_;
   return std::optional<char>(buf_[pos_++]);
 }
 

@@ -35,6 +35,8 @@ class RecordReader {
   // 1-based number of the line where the last record returned began (for error messages).
   uint64_t line_number() const { return record_line_; }
   uint64_t file_bytes_read() const { return in_->file_bytes_read(); }
+  // Decompressed bytes consumed so far (ImportTable's ProcessedSizeBytes counts these).
+  uint64_t bytes_read() const { return bytes_; }
 
  private:
   // The next byte; nullopt at the end.
@@ -46,6 +48,7 @@ class RecordReader {
   bool eof_ = false;
   uint64_t line_ = 1;
   uint64_t record_line_ = 0;
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace ttlstore::dataio

@@ -11,8 +11,10 @@
 
 #include "api/authorize.h"
 #include "api/dispatch.h"
+#include "api/import_lines.h"
 #include "auth/sigv4.h"
 #include "backup/backups.h"
+#include "backup/table_import.h"
 #include "cli/backup_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
@@ -48,6 +50,7 @@ struct ServeFlags {
   int64_t version_purge_interval_s = 3600;
   int64_t stream_shard_rollover_s = 4 * 3600;
   std::string backup_dir;
+  std::string export_dir;
 };
 
 // Whether `host` only reaches this machine.
@@ -145,9 +148,19 @@ int Serve(const ServeFlags& flags) {
                                            policies ? &*policies : nullptr};
   ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
+  // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
+  // interrupted lost its table above (DropAbandonedRestores); its record is marked FAILED here.
+  backup::Imports imports(**store, catalog, items, clock, flags.data_dir + "/imports",
+                          flags.export_dir.empty() ? flags.data_dir + "/s3" : flags.export_dir,
+                          api::DecodeImportJsonLine);
+  if (Status s = imports.Load(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
   services.backups = &backups;
+  services.imports = &imports;
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, items.locks(), catalog);
   services.index_builder = &index_builder;
@@ -320,6 +333,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   serve->add_flag("--insecure", flags.insecure,
                   "Allow listening on a non-loopback address without --credentials");
+  serve->add_option("--export-dir", flags.export_dir,
+                    "The folder that stands for S3 in ImportTable and exports: bucket B is "
+                    "DIR/B (default: <data-dir>/s3)");
   serve->add_option("--backup-dir", flags.backup_dir,
                     "Folder of the on-demand backups (CreateBackup, `ttlstore backup`) "
                     "(default: <data-dir>/backups)");
