@@ -129,6 +129,16 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}},
             {action, {arn(Str(req, "TargetTableName"))}, std::set<std::string>{}}};
   }
+  if (op == "ImportTable") {
+    // The table it creates (as in IAM, where the resource is the target table).
+    auto params = req.FindMember("TableCreationParameters");
+    std::string table = params == req.MemberEnd() ? "" : Str(params->value, "TableName");
+    return {{action, {table.empty() ? "*" : arn(table)}, std::set<std::string>{}}};
+  }
+  if (op == "DescribeImport") {
+    std::string r = Str(req, "ImportArn");
+    return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
+  }
   if (op == "DescribeStream" || op == "GetShardIterator") {
     std::string r = Str(req, "StreamArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};

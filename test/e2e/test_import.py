@@ -418,3 +418,27 @@ def test_kill_during_import_drops_the_table_and_fails_the_record(start_server, t
             "ResourceNotFoundException"
     srv2.stop()
     check_data_dir(srv.data_dir)
+
+
+def test_policies_govern_import_table_by_its_target_table(start_server, tmp_path):
+    import boto3
+    from e2e_util import REGION, client_config
+    (tmp_path / "credentials").write_text("LOADER loadersecret\n")
+    (tmp_path / "policies.json").write_text(json.dumps({"LOADER": [
+        {"Effect": "Allow", "Action": ["dynamodb:ImportTable", "dynamodb:DescribeImport"],
+         "Resource": "arn:aws:dynamodb:us-east-1:000000000000:table/Staging*"}]}))
+    srv = start_server(tmp_path / "data", ["--credentials", str(tmp_path / "credentials"),
+                                           "--policies", str(tmp_path / "policies.json")])
+    ddb = boto3.session.Session().client(
+        "dynamodb", endpoint_url=srv.endpoint, region_name=REGION, aws_access_key_id="LOADER",
+        aws_secret_access_key="loadersecret", config=client_config())
+    bucket = Bucket(srv.data_dir / "s3")
+    bucket.put("x/0.json", (json_lines(VALID)[0] + "\n").encode())
+    e = ddb_error(start_import, ddb, bucket, "x/", "Production")
+    assert e.code == "AccessDeniedException"
+    assert e.message == (
+        "User: arn:aws:iam::000000000000:user/LOADER is not authorized to perform: "
+        "dynamodb:ImportTable on resource: arn:aws:dynamodb:us-east-1:000000000000:table/"
+        "Production because no identity-based policy allows the dynamodb:ImportTable action")
+    d = start_import(ddb, bucket, "x/", "StagingOrders")
+    assert wait_import(ddb, d["ImportArn"])["ImportStatus"] == "COMPLETED"
