@@ -129,6 +129,8 @@ void StreamLog::AddRowRecord(storage::WriteBatch& batch, const model::TableDescr
   const model::StreamInfo* stream = table.enabled_stream();
   if (!stream) return;
   int64_t hours = stream->expiration_hours > 0 ? stream->expiration_hours : 24;
+  // Dated by the log's clock, as DynamoDB records: the trimmer and the rollover read it.
+  record.created_ms = clock_->NowMs();
   record.expires_ms = record.created_ms + hours * 3'600'000;
   Append(batch, table.id, stream->created_ms, record.created_ms, EncodeRowRecord(record));
 }

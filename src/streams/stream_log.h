@@ -66,8 +66,8 @@ class StreamLog {
                  const model::Item* old_item, const model::Item* new_item, bool service);
 
   // Adds the record of a Tablestore row write to `batch`, in the open shard of the table's
-  // enabled stream (nothing if it has none), numbered and sharded as AddRecord's. Its expiry is
-  // record.created_ms + the stream's expiration time.
+  // enabled stream (nothing if it has none), numbered and sharded as AddRecord's, dated now by
+  // the log's clock; it expires the stream's expiration time later.
   void AddRowRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
                     RowRecord record);
 
