@@ -1,8 +1,6 @@
 // ListStream, DescribeStream, GetShardIterator, GetStreamRecord: a Tablestore table's stream,
 // served from the stream log the DynamoDB Streams API reads (src/streams), with Tablestore's
 // names, messages and record encoding (docs/tablestore.md, "Streams").
-#include <charconv>
-
 #include "streams/shard_iterator.h"
 #include "streams/stream_log.h"
 #include "streams/stream_names.h"
@@ -53,15 +51,13 @@ void AddStream(const model::TableDescriptor& t, pb::ListStreamResponse* resp) {
   out->set_creation_time(st->created_ms * 1000);
 }
 
-model::CellValue PkValue(const model::CellValue& v) { return v; }
-
 // The PlainBuffer row of a record: the key, then one cell per column operation.
 PbRow RecordRow(const streams::RowRecord& r) {
   PbRow row;
   for (const auto& [name, value] : r.primary_key) {
     PbCell c;
     c.name = name;
-    c.value = PkValue(value);
+    c.value = value;
     row.primary_key.push_back(std::move(c));
   }
   for (const auto& col : r.columns) {

@@ -269,7 +269,7 @@ describe('tablestore streams', () => {
 
       await client.putRow({ tableName: t, condition: condition('IGNORE'),
                             primaryKey: [{ a: Long.fromNumber(1) }, { b: 'after' }],
-                            attributeColumns: [{ c: 'y', timestamp: Long.fromNumber(Date.now() - 1000) }] });
+                            attributeColumns: [{ c: 'y', timestamp: Date.now() - 1000 }] });
       const records = await readAll(client, d.streamDetails.streamId);
       assert.deepEqual(records.map((r) => [r.action, r.pk]), [['PUT_ROW', [['a', 1n], ['b', 'after']]]]);
     });
@@ -282,14 +282,14 @@ describe('tablestore streams', () => {
       const pk = (a, b) => [{ a: Long.fromNumber(a) }, { b }];
       const t0 = Date.now();
       await client.putRow({ tableName: t, condition: condition('IGNORE'), primaryKey: pk(1, 'x'),
-                            attributeColumns: [{ s: 'str', timestamp: Long.fromNumber(ts) },
-                                               { n: Long.fromNumber(7), timestamp: Long.fromNumber(ts) },
+                            attributeColumns: [{ s: 'str', timestamp: ts },
+                                               { n: Long.fromNumber(7), timestamp: ts },
                                                { now: true }] });
       await client.updateRow({
         tableName: t, condition: condition('EXPECT_EXIST'), primaryKey: pk(1, 'x'),
         updateOfAttributeColumns: [
-          { PUT: [{ s: 'v2', timestamp: Long.fromNumber(ts + 1) }, { d: 1.5 }] },
-          { DELETE: [{ s: Long.fromNumber(ts) }] },
+          { PUT: [{ s: 'v2', timestamp: ts + 1 }, { d: 1.5 }] },
+          { DELETE: [{ s: ts }] },
           { DELETE_ALL: ['now'] },
           { INCREMENT: [{ n: Long.fromNumber(5) }] },
         ],
@@ -297,9 +297,9 @@ describe('tablestore streams', () => {
       await client.deleteRow({ tableName: t, condition: condition('IGNORE'), primaryKey: pk(1, 'x') });
       await client.batchWriteRow({ tables: [{ tableName: t, rows: [
         { type: 'PUT', condition: condition('IGNORE'), primaryKey: pk(2, 'y'),
-          attributeColumns: [{ c: 'p', timestamp: Long.fromNumber(ts) }] },
+          attributeColumns: [{ c: 'p', timestamp: ts }] },
         { type: 'UPDATE', condition: condition('IGNORE'), primaryKey: pk(3, 'z'),
-          attributeColumns: [{ PUT: [{ c: 'u', timestamp: Long.fromNumber(ts) }] }] },
+          attributeColumns: [{ PUT: [{ c: 'u', timestamp: ts }] }] },
         { type: 'DELETE', condition: condition('IGNORE'), primaryKey: pk(2, 'y') },
       ] }] });
       const t1 = Date.now();
@@ -393,10 +393,10 @@ describe('tablestore streams', () => {
       const { t, streamId } = await streamTable('smaxv');
       const base = Date.now() - 3_600_000;
       const pk = [{ a: Long.fromNumber(1) }, { b: 'm' }];
-      await putVersions(client, t, pk, [['c', 'v1', Long.fromNumber(base)], ['c', 'v2', Long.fromNumber(base + 1)],
-                                         ['c', 'v3', Long.fromNumber(base + 2)]]);
+      await putVersions(client, t, pk, [['c', 'v1', base], ['c', 'v2', base + 1],
+                                         ['c', 'v3', base + 2]]);
       // A fourth version pushes the oldest out at once (the write drops it).
-      await putVersions(client, t, pk, [['c', 'v4', Long.fromNumber(base + 3)]]);
+      await putVersions(client, t, pk, [['c', 'v4', base + 3]]);
       const purged = await server.metric('ttlstore_versions_purged_total');
       await updateOptions(client, t, { maxVersions: 1 });
       await waitFor('the purge of 2 versions', async () =>
@@ -411,7 +411,7 @@ describe('tablestore streams', () => {
       const old = Date.now() - 3_600_000;
       await client.putRow({ tableName: t, condition: condition('IGNORE'),
                             primaryKey: [{ a: Long.fromNumber(1) }, { b: 't' }],
-                            attributeColumns: [{ c: 'old', timestamp: Long.fromNumber(old) }] });
+                            attributeColumns: [{ c: 'old', timestamp: old }] });
       const rowsPurged = await server.metric('ttlstore_versions_rows_purged_total');
       await updateOptions(client, t, { timeToLive: 60 });  // the row aged out 59 minutes ago
       await waitFor('the purge of the aged-out row', async () =>
