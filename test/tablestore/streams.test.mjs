@@ -10,11 +10,12 @@
 // sequence-info extension that stream records carry, so records are decoded by readRecord below,
 // which checks every cell and row checksum as the Java SDK's reader does.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  Long, Server, condition, createTable, expectOtsError, num, putVersions, uniqueName,
+  Long, Server, TTLSTORE_BIN, condition, createTable, expectOtsError, num, putVersions, uniqueName,
   updateOptions, waitFor,
 } from './helpers.mjs';
 
@@ -499,6 +500,49 @@ describe('tablestore streams', () => {
       const off = await client.updateTable({ tableName: t2, tableOptions: {}, streamSpecification: { enableStream: false } });
       assert.equal(off.streamDetails.enableStream, false);
     });
+  });
+
+  it('kill -9 amid writes: every row written has its record and every record its row', async () => {
+    const { t, streamId } = await streamTable('skill');
+    const writers = [];
+    let stop = false;
+    for (let w = 0; w < 4; w += 1) {
+      writers.push((async () => {
+        for (let k = 0; !stop; k += 1) {
+          try {
+            await client.putRow({ tableName: t, condition: condition('IGNORE'),
+                                  primaryKey: [{ a: Long.fromNumber(w * 100000 + k) }, { b: 'k' }],
+                                  attributeColumns: [{ c: k }] });
+          } catch { return; }  // the server is gone
+        }
+      })());
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(Math.random() * 400)));
+    const child = server.child;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(child.pid, 'SIGKILL');
+    await exited;
+    stop = true;
+    await Promise.all(writers);
+    const check = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', server.dataDir], { encoding: 'utf8' });
+    assert.equal(check.status, 0, `ttlstore check:\n${check.stdout}${check.stderr}`);
+    server.port = null;
+    await server._spawn();
+    client = server.client();
+
+    const rows = new Set();
+    let start = [{ a: TableStore.INF_MIN }, { b: TableStore.INF_MIN }];
+    for (;;) {
+      const page = await client.getRange({ tableName: t, direction: TableStore.Direction.FORWARD,
+                                           inclusiveStartPrimaryKey: start,
+                                           exclusiveEndPrimaryKey: [{ a: TableStore.INF_MAX }, { b: TableStore.INF_MAX }] });
+      for (const r of page.rows) rows.add(BigInt(r.primaryKey[0].value.toString()));
+      if (!page.nextStartPrimaryKey) break;
+      start = page.nextStartPrimaryKey.map((c) => ({ [c.name]: c.value }));
+    }
+    const recorded = new Set((await readAll(client, streamId)).map((r) => r.pk[0][1]));
+    assert.ok(rows.size > 0, 'some writes committed before the kill');
+    assert.deepEqual([...recorded].sort(), [...rows].sort());
   });
 
   it('records survive a restart, and new records keep rising after it', async () => {
