@@ -14,6 +14,7 @@
 #include "storage/expiry_key.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "streams/row_record.h"
 #include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
 #include "streams/stream_record.h"
@@ -375,6 +376,20 @@ class Checker {
       prev_stream = {table_id, stream_ms};
       prev_seq = seq;
       prev_shard = shard;
+      // A Tablestore table's stream holds row records (format 0x02) only, a DynamoDB table's
+      // DynamoDB records only, and each decodes whole.
+      const bool row_record = !it->value().empty() && it->value()[0] == streams::kRowRecordFormat;
+      if (row_record ? !streams::DecodeRowRecord(it->value())
+                     : !streams::DecodeRecord(it->value())) {
+        Problem("a stream record does not decode: " + Hex(it->key()));
+        continue;
+      }
+      if (auto t = tables_.find(table_id);
+          t != tables_.end() && t->second.tablestore.has_value() != row_record) {
+        Problem(fmt::format("table {}: a {} stream record in a {} table's stream: {}",
+                            t->second.name, row_record ? "Tablestore" : "DynamoDB",
+                            row_record ? "DynamoDB" : "Tablestore", Hex(it->key())));
+      }
       if (known(table_id, stream_ms)) continue;
       if (*created < cutoff) {
         ++report_.expired_stream_records;

@@ -110,6 +110,9 @@ struct StreamInfo {
   int64_t disabled_ms = 0;
   // The stream's own resource-based policy, independent of the table's.
   std::optional<ResourcePolicy> policy;
+  // A Tablestore table's stream: how many hours its records are kept (StreamSpecification's
+  // expiration_time, 1-24). 0 for DynamoDB streams, whose records are kept 24 hours.
+  int32_t expiration_hours = 0;
 };
 
 struct Tag {

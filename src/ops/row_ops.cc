@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ops/row_batch.h"
+#include "ops/row_stream_record.h"
 #include "ops/split_points.h"
 
 namespace ttlstore::ops {
@@ -133,6 +134,8 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   // option is thus gone for good at the row's next write (docs/tablestore.md).
   std::optional<StoredRow> row;
   uint64_t trimmed = 0;
+  const bool streamed = streams_ && table.enabled_stream();
+  std::optional<streams::RowRecord> record;
   switch (change.kind) {
     case RowChange::Kind::kDelete:
       break;
@@ -161,6 +164,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
       }
       auto applied = ApplyUpdate(table, change, now_ms, *row);
       if (!applied) return applied;
+      if (streamed) record = RowStreamRecord(change, now_ms, &*row);
       versions::PurgeRow(*row, schema.options, now_ms, &trimmed);
       // A row left with no cell is gone, as in the service's cell store (only PutRow makes a
       // row of its primary key alone).
@@ -174,6 +178,10 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   }
   storage::WriteBatch batch(store_);
   StageRowChange(batch, *key, old ? &*old : nullptr, row ? &*row : nullptr);
+  if (streamed) {
+    if (!record) record = RowStreamRecord(change, now_ms, nullptr);
+    streams_->AddRowRecord(batch, table, std::move(*record));
+  }
   RETURN_IF_ERROR(store_.Write(batch));
   if (trimmed > 0) versions_trimmed_.fetch_add(trimmed, std::memory_order_relaxed);
   if (after) *after = row ? std::move(*row) : StoredRow();

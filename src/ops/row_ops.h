@@ -10,7 +10,9 @@
 // million times holds max-versions versions, not a million, and each write costs in proportion
 // to that. What it drops is gone for good: raising an option brings back only hidden data that
 // neither a write of its row nor the purge (ops/row_purger.h) has reached yet (T3, T8;
-// docs/tablestore.md). Each write keeps the row's purge-index entries in step, in its batch.
+// docs/tablestore.md). Each write keeps the row's purge-index entries in step, in its batch, and
+// on a table with an enabled stream adds its stream record there too (ops/row_stream_record.h);
+// versions a write or the purge drops because the options hide them make no record.
 #pragma once
 
 #include <atomic>
@@ -25,6 +27,7 @@
 #include "model/table.h"
 #include "ops/key_locks.h"
 #include "storage/store.h"
+#include "streams/stream_log.h"
 #include "versions/row.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
@@ -104,6 +107,11 @@ class RowOps {
                                                     uint64_t split_bytes,
                                                     size_t max_points) const;
 
+  // Where writes to a table with an enabled stream add their record (in the write's own batch);
+  // null: no records (unit tests). Not owned; set before the first write.
+  void set_streams(streams::StreamLog* log) { streams_ = log; }
+  streams::StreamLog* streams() const { return streams_; }
+
   // The per-row locks writes take; the purge takes them too (ops/row_purger.h).
   KeyLocks& locks() { return locks_; }
   // Versions writes have dropped because the options hid them (for /metrics).
@@ -123,6 +131,7 @@ class RowOps {
   storage::Store& store_;
   const Clock& clock_;
   KeyLocks locks_;
+  streams::StreamLog* streams_ = nullptr;
   std::atomic<uint64_t> versions_trimmed_{0};
 };
 

@@ -141,6 +141,7 @@ int Serve(const ServeFlags& flags) {
   // The Tablestore model: versioned rows, their purge, and the front end's services.
   ops::PurgeCounters purge_counters;
   ops::RowOps rows(**store, clock);
+  rows.set_streams(&items.streams());  // Tablestore stream records share the DynamoDB log
   ops::RowPurger purger(**store, catalog, rows, clock, purge_counters);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,

@@ -91,6 +91,7 @@ enum StreamTag : uint64_t {
   kStreamViewType = 2,    // varint StreamViewType
   kStreamDisabledMs = 3,  // varint, 0 while enabled
   kStreamPolicy = 4,      // nested PolicyTag fields: the stream's resource-based policy
+  kStreamExpirationHours = 5,  // varint; Tablestore streams only (absent: 0)
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -243,6 +244,9 @@ std::string EncodeStream(const model::StreamInfo& st) {
   PutVarintField(&out, kStreamViewType, static_cast<uint64_t>(st.view_type));
   PutVarintField(&out, kStreamDisabledMs, static_cast<uint64_t>(st.disabled_ms));
   if (st.policy) PutField(&out, kStreamPolicy, EncodePolicy(*st.policy));
+  if (st.expiration_hours > 0) {
+    PutVarintField(&out, kStreamExpirationHours, static_cast<uint64_t>(st.expiration_hours));
+  }
   return out;
 }
 
@@ -255,8 +259,12 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
       if (!DecodePolicy(p, &st->policy.emplace())) return false;
       continue;
     }
-    if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs) continue;
+    if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs &&
+        tag != kStreamExpirationHours) {
+      continue;
+    }
     if (!GetVarintPayload(p, &v)) return false;
+    if (tag == kStreamExpirationHours) st->expiration_hours = static_cast<int32_t>(v);
     if (tag == kStreamCreatedMs) st->created_ms = static_cast<int64_t>(v);
     if (tag == kStreamViewType) st->view_type = static_cast<model::StreamViewType>(v);
     if (tag == kStreamDisabledMs) st->disabled_ms = static_cast<int64_t>(v);

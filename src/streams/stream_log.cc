@@ -121,28 +121,43 @@ void StreamLog::AddRecord(storage::WriteBatch& batch, const model::TableDescript
     r.old_image = *old_item;
     r.size_bytes += model::ItemSize(*old_item);
   }
-  std::string value = EncodeRecord(r);
+  Append(batch, table.id, stream->created_ms, r.created_ms, EncodeRecord(r));
+}
+
+void StreamLog::AddRowRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                             RowRecord record) {
+  const model::StreamInfo* stream = table.enabled_stream();
+  if (!stream) return;
+  int64_t hours = stream->expiration_hours > 0 ? stream->expiration_hours : 24;
+  // Dated by the log's clock, as DynamoDB records: the trimmer and the rollover read it.
+  record.created_ms = clock_->NowMs();
+  record.expires_ms = record.created_ms + hours * 3'600'000;
+  Append(batch, table.id, stream->created_ms, record.created_ms, EncodeRowRecord(record));
+}
+
+void StreamLog::Append(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms,
+                       int64_t created_ms, const std::string& value) {
   std::string key;
   size_t in_flight;
   std::optional<uint32_t> opened;  // the child shard this record opens
   {
     std::lock_guard<std::mutex> lock(mu_);
-    OpenShard& open = open_shards_[{table.id, stream->created_ms}];
-    if (RollsOver(open, r.created_ms, rollover_ms_.load())) {
+    OpenShard& open = open_shards_[{table_id, stream_ms}];
+    if (RollsOver(open, created_ms, rollover_ms_.load())) {
       open = OpenShard{open.shard_no + 1, std::nullopt};
       opened = open.shard_no;
     }
-    if (!open.first_record_ms) open.first_record_ms = r.created_ms;
+    if (!open.first_record_ms) open.first_record_ms = created_ms;
     uint64_t seq = next_seq_++;
-    key = RecordKey(table.id, stream->created_ms, open.shard_no, seq);
-    in_flight_.emplace(seq, std::make_pair(key, r.created_ms));
+    key = RecordKey(table_id, stream_ms, open.shard_no, seq);
+    in_flight_.emplace(seq, std::make_pair(key, created_ms));
     in_flight = in_flight_.size();
   }
   batch.Put(storage::Family::kStreams, key, value);
   // The child is durable with its first record: a crash keeps both or neither, and the number
   // is never handed out again once a reader could have seen it.
   if (opened) {
-    batch.Put(storage::Family::kStreams, ShardStateKey(table.id, stream->created_ms),
+    batch.Put(storage::Family::kStreams, ShardStateKey(table_id, stream_ms),
               EncodeShardState(*opened));
   }
   if (in_flight > kMaxInFlight && !confirming_.exchange(true)) {
@@ -241,9 +256,10 @@ Result<std::vector<ShardInfo>> StreamLog::ListShards(uint32_t table_id, int64_t 
   return shards;
 }
 
-Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
-                                   uint64_t after_seq, uint64_t limit_seq, size_t max) const {
-  ReadResult out;
+Status StreamLog::Scan(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
+                       uint64_t after_seq, uint64_t limit_seq, size_t max,
+                       std::vector<std::pair<uint64_t, std::string>>* out, bool* at_end) const {
+  *at_end = false;
   std::string shard = ShardPrefix(table_id, stream_ms, shard_no);
   std::string start = RecordKey(table_id, stream_ms, shard_no, after_seq);
   auto it = store_.ScanFamily(storage::Family::kStreams, shard, PrefixEnd(shard), false, &start);
@@ -252,14 +268,42 @@ Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_
     int64_t ms;
     uint64_t seq;
     if (!ParseRecordKey(it->key(), &tid, &ms, &sno, &seq)) continue;
-    if (seq >= limit_seq || out.records.size() >= max) return out;
-    auto record = DecodeRecord(it->value());
+    if (seq <= after_seq) continue;
+    if (seq >= limit_seq || out->size() >= max) return Status::Ok();
+    out->emplace_back(seq, std::string(it->value()));
+  }
+  RETURN_IF_ERROR(it->status());
+  *at_end = true;
+  return Status::Ok();
+}
+
+Result<ReadResult> StreamLog::Read(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
+                                   uint64_t after_seq, uint64_t limit_seq, size_t max) const {
+  ReadResult out;
+  std::vector<std::pair<uint64_t, std::string>> raw;
+  RETURN_IF_ERROR(Scan(table_id, stream_ms, shard_no, after_seq, limit_seq, max, &raw, &out.at_end));
+  for (auto& [seq, value] : raw) {
+    auto record = DecodeRecord(value);
     if (!record) return Error::Internal("corrupt stream record");
     record->seq = seq;
     out.records.push_back(std::move(*record));
   }
-  RETURN_IF_ERROR(it->status());
-  out.at_end = true;
+  return out;
+}
+
+Result<std::vector<RowRecord>> StreamLog::ReadRows(uint32_t table_id, int64_t stream_ms,
+                                                   uint32_t shard_no, uint64_t after_seq,
+                                                   uint64_t limit_seq, size_t max,
+                                                   bool* at_end) const {
+  std::vector<std::pair<uint64_t, std::string>> raw;
+  RETURN_IF_ERROR(Scan(table_id, stream_ms, shard_no, after_seq, limit_seq, max, &raw, at_end));
+  std::vector<RowRecord> out;
+  for (auto& [seq, value] : raw) {
+    auto record = DecodeRowRecord(value);
+    if (!record) return Error::Internal("corrupt stream record");
+    record->seq = seq;
+    out.push_back(std::move(*record));
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@
 #include "common/result.h"
 #include "model/table.h"
 #include "storage/store.h"
+#include "streams/row_record.h"
 #include "streams/shard_rollover.h"
 #include "streams/stream_record.h"
 
@@ -64,6 +65,12 @@ class StreamLog {
   void AddRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
                  const model::Item* old_item, const model::Item* new_item, bool service);
 
+  // Adds the record of a Tablestore row write to `batch`, in the open shard of the table's
+  // enabled stream (nothing if it has none), numbered and sharded as AddRecord's, dated now by
+  // the log's clock; it expires the stream's expiration time later.
+  void AddRowRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                    RowRecord record);
+
   // The most recently allocated sequence number (0 if none yet).
   uint64_t last_allocated() const { return next_seq_.load() - 1; }
   // Every sequence number below this is committed or will never be.
@@ -88,6 +95,11 @@ class StreamLog {
   Result<ReadResult> Read(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
                           uint64_t after_seq, uint64_t limit_seq, size_t max) const;
 
+  // Read's counterpart for Tablestore row records.
+  Result<std::vector<RowRecord>> ReadRows(uint32_t table_id, int64_t stream_ms, uint32_t shard_no,
+                                          uint64_t after_seq, uint64_t limit_seq, size_t max,
+                                          bool* at_end) const;
+
   // The trimmer keeps this floor so that numbers are never reused even when every record of the
   // family has been trimmed.
   uint64_t SequenceFloorValue() const { return last_allocated(); }
@@ -97,6 +109,14 @@ class StreamLog {
 
  private:
   Status Recover();
+  // Numbers a record of the stream created at `stream_ms` made at `created_ms`, in the open shard
+  // (or its child, when it rolls over), and puts it and what the shard switch needs in `batch`.
+  void Append(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms, int64_t created_ms,
+              const std::string& value);
+  // The raw records of a shard with after_seq < seq < limit_seq, at most `max`, in order.
+  Status Scan(uint32_t table_id, int64_t stream_ms, uint32_t shard_no, uint64_t after_seq,
+              uint64_t limit_seq, size_t max, std::vector<std::pair<uint64_t, std::string>>* out,
+              bool* at_end) const;
 
   storage::Store& store_;
   SystemClock system_clock_;

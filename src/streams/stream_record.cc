@@ -64,7 +64,8 @@ std::string EncodeRecord(const StreamRecord& r) {
 }
 
 std::optional<int64_t> RecordCreatedMs(std::string_view in) {
-  if (in.size() < 4 || in[0] != kFormat) return std::nullopt;
+  // Tablestore row records (streams/row_record.h, format 0x02) keep the time at the same place.
+  if (in.size() < 4 || (in[0] != kFormat && in[0] != 0x02)) return std::nullopt;
   in.remove_prefix(4);
   uint64_t ms = 0;
   if (!GetVarint64(&in, &ms)) return std::nullopt;

@@ -48,7 +48,8 @@ bool ParseRecordKey(std::string_view key, uint32_t* table_id, int64_t* stream_ms
 std::string EncodeRecord(const StreamRecord& record);
 // nullopt for bytes EncodeRecord did not produce. `seq` is set by the caller from the key.
 std::optional<StreamRecord> DecodeRecord(std::string_view bytes);
-// Only the creation time (for trimming, without decoding the images).
+// Only the creation time (without decoding the images), of this format or a Tablestore row
+// record's (streams/row_record.h).
 std::optional<int64_t> RecordCreatedMs(std::string_view bytes);
 
 // What is left of a dropped table's stream (DescribeStream still answers for 24 hours).

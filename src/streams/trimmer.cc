@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/coding.h"
+#include "streams/row_record.h"
 #include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
 
@@ -64,8 +65,10 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
     std::string keep_from = end;  // the first record to keep
     uint64_t old = 0;
     for (; it->Valid() && it->key().substr(0, 17) == shard; it->Next()) {
-      std::optional<int64_t> created = RecordCreatedMs(it->value());
-      if (created && *created >= cutoff) {
+      // Each record carries its expiry: 24 hours for DynamoDB, the stream's expiration time
+      // for Tablestore (streams/row_record.h).
+      std::optional<int64_t> expires = RecordExpiresMs(it->value());
+      if (expires && *expires >= now_ms) {
         keep_from.assign(it->key());
         break;
       }

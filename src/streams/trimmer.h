@@ -1,5 +1,8 @@
-// Trimmer: removes stream records older than the 24-hour retention period, and what is left of
-// the streams of dropped tables once they are that old. One pass is one seek per shard plus a
+// Trimmer: removes stream records past their expiry (24 hours for DynamoDB; a Tablestore stream's
+// expiration time, kept in each record), and what is left of the streams of dropped tables once
+// they are 24 hours old. Within a shard it removes the expired records that precede the first
+// one still kept (records of one stream share an expiration time unless it was changed by
+// disabling and re-enabling, which starts a new stream). One pass is one seek per shard plus a
 // scan of the records it removes, each shard's old records going in one DeleteRange.
 #pragma once
 
@@ -26,7 +29,7 @@ class Trimmer {
   Trimmer(StreamLog& log, int64_t interval_ms = 60'000) : log_(log), interval_ms_(interval_ms) {}
   ~Trimmer() { Stop(); }
 
-  // One pass at time `now_ms`: removes records created before now_ms - kRetentionMs.
+  // One pass at time `now_ms`: removes records that expired before now_ms.
   Result<TrimStats> TrimOnce(int64_t now_ms);
 
   void Start();

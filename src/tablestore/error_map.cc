@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "tablestore/stream_ids.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::tablestore {
@@ -22,7 +23,12 @@ OtsError ToOtsError(const Error& error) {
     case ErrorCode::kConditionalCheckFailed:
       return {403, "OTSConditionCheckFail", "Condition check failed."};
     case ErrorCode::kResourceNotFound:
+      if (m == kStreamNotExistMessage || m == kShardNotExistMessage) {
+        return {404, "OTSObjectNotExist", m};
+      }
       return {404, "OTSObjectNotExist", "Requested table does not exist."};
+    case ErrorCode::kTrimmedDataAccess:
+      return {400, "OTSTrimmedDataAccess", m};
     case ErrorCode::kResourceInUse:
       return {409, "OTSObjectAlreadyExist", "Requested table already exists."};
     case ErrorCode::kAccessDenied:

@@ -23,6 +23,8 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"DeleteRow", &DeleteRow}, {"GetRange", &GetRange},
       {"BatchGetRow", &BatchGetRow}, {"BatchWriteRow", &BatchWriteRow},
       {"ComputeSplitPointsBySize", &ComputeSplitPointsBySize},
+      {"ListStream", &ListStream}, {"DescribeStream", &DescribeStream},
+      {"GetShardIterator", &GetShardIterator}, {"GetStreamRecord", &GetStreamRecord},
   };
   return *handlers;
 }

@@ -1,7 +1,8 @@
 // The Tablestore operations, one function each: parse the protobuf request, check it with the
 // service's messages, run it on the engine, and serialize the protobuf response. Grouped by
 // file: table_handlers.cc (table control plane), row_handlers.cc (single rows and GetRange),
-// batch_handlers.cc (BatchGetRow, BatchWriteRow), split_handler.cc (ComputeSplitPointsBySize).
+// batch_handlers.cc (BatchGetRow, BatchWriteRow), split_handler.cc (ComputeSplitPointsBySize), stream_handlers.cc
+// (ListStream, DescribeStream, GetShardIterator, GetStreamRecord).
 #pragma once
 
 #include <string>
@@ -28,6 +29,10 @@ Result<std::string> GetRange(const Services& s, std::string_view body);
 Result<std::string> BatchGetRow(const Services& s, std::string_view body);
 Result<std::string> BatchWriteRow(const Services& s, std::string_view body);
 Result<std::string> ComputeSplitPointsBySize(const Services& s, std::string_view body);
+Result<std::string> ListStream(const Services& s, std::string_view body);
+Result<std::string> DescribeStream(const Services& s, std::string_view body);
+Result<std::string> GetShardIterator(const Services& s, std::string_view body);
+Result<std::string> GetStreamRecord(const Services& s, std::string_view body);
 
 // Shared by the handlers.
 // Parses `body` into `message` (missing required fields are checked by the caller, so that

@@ -22,6 +22,11 @@ enum Tag : uint8_t {
   kDeleteMarker = 0x08,
   kRowChecksum = 0x09,
   kCellChecksum = 0x0A,
+  kExtension = 0x0B,
+  kSeqInfo = 0x0C,
+  kSeqInfoEpoch = 0x0D,
+  kSeqInfoTs = 0x0E,
+  kSeqInfoRowIndex = 0x0F,
 };
 
 constexpr std::array<uint8_t, 256> MakeCrcTable() {
@@ -322,8 +327,9 @@ size_t PayloadSize(const model::CellValue& v) {
   }
 }
 
-void AppendCell(std::string* out, const PbCell& c) {
-  assert(c.op == CellOp::kNone);
+// `with_op`: the cell's op type is written (stream records); responses to reads never carry one.
+void AppendCell(std::string* out, const PbCell& c, bool with_op = false) {
+  assert(with_op || c.op == CellOp::kNone);
   out->push_back(kCell);
   out->push_back(kCellName);
   PutU32(out, static_cast<uint32_t>(c.name.size()));
@@ -332,6 +338,10 @@ void AppendCell(std::string* out, const PbCell& c) {
     out->push_back(kCellValue);
     PutU32(out, static_cast<uint32_t>(1 + PayloadSize(*c.value)));
     AppendValue(out, *c.value);
+  }
+  if (with_op && c.op != CellOp::kNone) {
+    out->push_back(kCellType);
+    out->push_back(static_cast<char>(c.op));
   }
   if (c.timestamp) {
     out->push_back(kCellTimestamp);
@@ -387,26 +397,58 @@ Result<PbRow> DecodeRow(std::string_view buffer, const RowLimits& limits) {
 
 void AppendHeader(std::string* out) { PutU32(out, kHeader); }
 
-void AppendRow(std::string* out, const PbRow& row) {
+namespace {
+
+// A row; with `seq`, its cells carry their op types and the row the sequence-info extension
+// after the delete marker. The extension is not part of the row checksum (the Java and Go
+// SDKs' readers: the checksum covers the cells and the delete marker only).
+void AppendRowImpl(std::string* out, const PbRow& row, const PbSequenceInfo* seq) {
+  const bool with_op = seq != nullptr;
   uint8_t row_crc = 0;
   if (!row.primary_key.empty()) {
     out->push_back(kRowPk);
     for (const auto& c : row.primary_key) {
-      AppendCell(out, c);
+      AppendCell(out, c, with_op);
       row_crc = CrcByte(row_crc, CellCrc(c));
     }
   }
   if (!row.attributes.empty()) {
     out->push_back(kRowData);
     for (const auto& c : row.attributes) {
-      AppendCell(out, c);
+      AppendCell(out, c, with_op);
       row_crc = CrcByte(row_crc, CellCrc(c));
     }
   }
   if (row.delete_marker) out->push_back(kDeleteMarker);
   row_crc = CrcByte(row_crc, row.delete_marker ? 1 : 0);
+  if (seq) {
+    // Each length counts the bytes after it: the sequence info is 3 tagged fields (19 bytes),
+    // the extension that block with its tag and length (24 bytes).
+    out->push_back(kExtension);
+    PutU32(out, 24);
+    out->push_back(kSeqInfo);
+    PutU32(out, 19);
+    out->push_back(kSeqInfoEpoch);
+    PutU32(out, seq->epoch);
+    out->push_back(kSeqInfoTs);
+    PutU64(out, static_cast<uint64_t>(seq->timestamp));
+    out->push_back(kSeqInfoRowIndex);
+    PutU32(out, seq->row_index);
+  }
   out->push_back(kRowChecksum);
   out->push_back(static_cast<char>(row_crc));
+}
+
+}  // namespace
+
+void AppendRow(std::string* out, const PbRow& row) { AppendRowImpl(out, row, nullptr); }
+
+std::string EncodeStreamRow(const PbRow& row, const PbSequenceInfo& seq) {
+  std::string out;
+  out.reserve(96);
+  AppendHeader(&out);
+  AppendRowImpl(&out, row, &seq);
+  return out;
 }
 
 std::string EncodeRows(const std::vector<PbRow>& rows) {

@@ -63,6 +63,17 @@ std::string EncodeRow(const PbRow& row);
 void AppendHeader(std::string* out);
 void AppendRow(std::string* out, const PbRow& row);
 
+// A stream record's sequence info (PlainBuffer's row extension, tags 0x0B-0x0F).
+struct PbSequenceInfo {
+  uint32_t epoch = 0;
+  int64_t timestamp = 0;  // microseconds
+  uint32_t row_index = 0;
+};
+// A stream record (GetStreamRecord's `record`): header + one row whose cells carry their op type
+// (delete one version 0x03, delete all versions 0x01; none for a put), followed by the sequence
+// info extension before the row checksum, as the Java, Go and Python SDKs read it.
+std::string EncodeStreamRow(const PbRow& row, const PbSequenceInfo& seq);
+
 // The bare value form used in filters: type byte + payload, no outer length.
 Result<model::CellValue> DecodeValue(std::string_view bytes);
 std::string EncodeValue(const model::CellValue& v);

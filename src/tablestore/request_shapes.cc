@@ -105,5 +105,10 @@ const WireShape& WireShapeOf(const otspb::GetRangeRequest&) { return kGetRangeSh
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&) { return kBatchGetRowShape; }
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&) { return kBatchWriteRowShape; }
 const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&) { return kLeaf; }
+// The stream requests have only scalar fields.
+const WireShape& WireShapeOf(const otspb::ListStreamRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::DescribeStreamRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::GetShardIteratorRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::GetStreamRecordRequest&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

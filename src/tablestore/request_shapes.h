@@ -23,5 +23,9 @@ const WireShape& WireShapeOf(const otspb::GetRangeRequest&);
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&);
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&);
 const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&);
+const WireShape& WireShapeOf(const otspb::ListStreamRequest&);
+const WireShape& WireShapeOf(const otspb::DescribeStreamRequest&);
+const WireShape& WireShapeOf(const otspb::GetShardIteratorRequest&);
+const WireShape& WireShapeOf(const otspb::GetStreamRecordRequest&);
 
 }  // namespace ttlstore::tablestore

@@ -5,6 +5,7 @@
 
 #include "tablestore/handlers.h"
 #include "tablestore/ots_error.h"
+#include "tablestore/stream_ids.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::tablestore {
@@ -64,6 +65,57 @@ void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetai
   out->set_last_increase_time(t.creation_time_ms / 1000);
 }
 
+// StreamSpecification's expiration_time, in hours: the service's range (doc-detail/65466: "can
+// be set to a maximum of 24 hours").
+constexpr int32_t kMaxStreamExpirationHours = 24;
+
+// Applies a StreamSpecification to `t` at `now_ms` (docs/tablestore.md, "Streams"). Enabling adds
+// a new stream (a new id: records of an earlier one are not readable through it); enabling a
+// table whose stream is enabled is refused, since the expiration time is changed by disabling
+// and enabling again, as on the service. Disabling a table without an enabled stream is a no-op.
+Status ApplyStreamSpec(const pb::StreamSpecification& spec, int64_t now_ms,
+                       model::TableDescriptor& t) {
+  // Streams disabled more than a day ago are forgotten (their records are trimmed by then).
+  std::erase_if(t.streams, [&](const model::StreamInfo& st) {
+    return st.disabled_ms != 0 && st.disabled_ms + 24LL * 3'600'000 < now_ms;
+  });
+  if (!spec.enable_stream()) {
+    if (!t.streams.empty() && t.streams.back().disabled_ms == 0) {
+      t.streams.back().disabled_ms = now_ms;
+    }
+    return Status::Ok();
+  }
+  if (!spec.has_expiration_time()) {
+    return Error::Validation("expiration_time is required when enable_stream is true.");
+  }
+  int32_t hours = spec.expiration_time();
+  if (hours < 1 || hours > kMaxStreamExpirationHours) {
+    return Error::Validation("Invalid expiration_time: " + std::to_string(hours) +
+                             ", it must be in range [1, " +
+                             std::to_string(kMaxStreamExpirationHours) + "].");
+  }
+  if (t.enabled_stream()) return Error::Validation("The stream of the table is already enabled.");
+  model::StreamInfo st;
+  st.created_ms = now_ms;
+  // Stream ids are unique per table: a stream enabled in the same millisecond as the last one
+  // is dated 1 ms after it.
+  if (!t.streams.empty() && t.streams.back().created_ms >= st.created_ms) {
+    st.created_ms = t.streams.back().created_ms + 1;
+  }
+  st.expiration_hours = hours;
+  t.streams.push_back(st);
+  return Status::Ok();
+}
+
+void FillStreamDetails(const model::TableDescriptor& t, pb::StreamDetails* out) {
+  const model::StreamInfo* st = t.enabled_stream();
+  out->set_enable_stream(st != nullptr);
+  if (!st) return;
+  out->set_stream_id(StreamIdText(t.name, st->created_ms));
+  out->set_expiration_time(st->expiration_hours);
+  out->set_last_enable_time(st->created_ms * 1000);  // microseconds, as creation_time
+}
+
 }  // namespace
 
 Status AuthorizeTable(const Services& s, const std::string& name) {
@@ -99,11 +151,11 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     return Error::Validation("The number of primary key columns must be in range: [1, 4].");
   }
 
-  if (req.has_stream_spec() && req.stream_spec().enable_stream()) {
-    return Error::Validation("Streams are not supported by ttlstore's Tablestore API.");
-  }
   model::TableDescriptor spec;
   spec.name = meta.table_name();
+  if (req.has_stream_spec()) {
+    RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
+  }
   auto& ts = spec.tablestore.emplace();
   for (const auto& pk : meta.primary_key()) {
     if (!ValidName(pk.name())) {
@@ -156,17 +208,14 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
   pb::UpdateTableRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
-  if (!req.has_table_options() && !req.has_reserved_throughput()) {
+  if (!req.has_table_options() && !req.has_reserved_throughput() && !req.has_stream_spec()) {
     return Error::Validation("No parameter is specified in table options.");
-  }
-  if (req.has_stream_spec() && req.stream_spec().enable_stream()) {
-    return Error::Validation("Streams are not supported by ttlstore's Tablestore API.");
   }
   if (req.has_table_options()) {
     const auto& o = req.table_options();
     if (!o.has_time_to_live() && !o.has_max_versions() &&
         !o.has_deviation_cell_version_in_sec() && !o.has_allow_update() &&
-        !req.has_reserved_throughput()) {
+        !req.has_reserved_throughput() && !req.has_stream_spec()) {
       return Error::Validation("No parameter is specified in table options.");
     }
   }
@@ -181,6 +230,9 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
           if (cu.has_read()) t.read_capacity = cu.read();
           if (cu.has_write()) t.write_capacity = cu.write();
         }
+        if (req.has_stream_spec()) {
+          RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), t));
+        }
         return Status::Ok();
       },
       ops::Front::kTablestore);
@@ -188,6 +240,7 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
   pb::UpdateTableResponse resp;
   FillThroughput(**updated, resp.mutable_reserved_throughput_details());
   FillOptions((*updated)->tablestore->options, resp.mutable_table_options());
+  FillStreamDetails(**updated, resp.mutable_stream_details());
   return Serialize(resp);
 }
 
@@ -211,6 +264,7 @@ Result<std::string> DescribeTable(const Services& s, std::string_view body) {
   FillThroughput(*table, resp.mutable_reserved_throughput_details());
   FillOptions(table->tablestore->options, resp.mutable_table_options());
   resp.set_table_status(pb::ACTIVE);
+  FillStreamDetails(*table, resp.mutable_stream_details());
   resp.set_creation_time(table->creation_time_ms * 1000);  // microseconds, as the service
   return Serialize(resp);
 }

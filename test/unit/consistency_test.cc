@@ -12,6 +12,7 @@
 #include "storage/key_codec.h"
 #include "streams/stream_log.h"
 #include "streams/stream_names.h"
+#include "streams/row_record.h"
 #include "streams/stream_record.h"
 #include "ttl/backfill.h"
 
@@ -421,6 +422,25 @@ TEST_F(StreamConsistencyTest, ADroppedStreamEntryOfALiveTableIsAProblem) {
   CheckReport r = Check();
   ASSERT_EQ(r.problem_count, 1u);
   EXPECT_NE(r.problems[0].find("names this live table"), std::string::npos) << r.problems[0];
+}
+
+TEST_F(StreamConsistencyTest, ARecordOfTheOtherKindOrThatDoesNotDecodeIsAProblem) {
+  // A Tablestore row record in a DynamoDB table's stream (docs/formats.md, "Streams").
+  streams::RowRecord r;
+  r.created_ms = kNowMs;
+  r.expires_ms = kNowMs + 3'600'000;
+  r.primary_key = {{"pk", model::CellValue::String("a")}};
+  storage::WriteBatch batch(*store_);
+  batch.Put(storage::Family::kStreams, streams::RecordKey(sessions_.id, stream_ms_, 0, 1),
+            streams::EncodeRowRecord(r));
+  batch.Put(storage::Family::kStreams, streams::RecordKey(sessions_.id, stream_ms_, 0, 2),
+            std::string("\x02\x09\x00\x00", 4));  // a row record with no action 9
+  ASSERT_TRUE(store_->Write(batch).ok());
+  CheckReport rep = Check();
+  ASSERT_EQ(rep.problem_count, 2u);
+  EXPECT_NE(rep.problems[0].find("a Tablestore stream record in a DynamoDB table's stream"),
+            std::string::npos) << rep.problems[0];
+  EXPECT_NE(rep.problems[1].find("does not decode"), std::string::npos) << rep.problems[1];
 }
 
 TEST_F(StreamConsistencyTest, NumbersThatDoNotRiseWithTheShardAreAProblem) {
