@@ -22,6 +22,8 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"DeleteRow", &DeleteRow}, {"GetRange", &GetRange},
       {"BatchGetRow", &BatchGetRow}, {"BatchWriteRow", &BatchWriteRow},
       {"ComputeSplitPointsBySize", &ComputeSplitPointsBySize},
+      {"StartLocalTransaction", &StartLocalTransaction},
+      {"CommitTransaction", &CommitTransaction}, {"AbortTransaction", &AbortTransaction},
   };
   return *handlers;
 }

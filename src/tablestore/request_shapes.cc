@@ -105,5 +105,8 @@ const WireShape& WireShapeOf(const otspb::GetRangeRequest&) { return kGetRangeSh
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&) { return kBatchGetRowShape; }
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&) { return kBatchWriteRowShape; }
 const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::StartLocalTransactionRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::CommitTransactionRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::AbortTransactionRequest&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

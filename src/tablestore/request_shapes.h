@@ -23,5 +23,8 @@ const WireShape& WireShapeOf(const otspb::GetRangeRequest&);
 const WireShape& WireShapeOf(const otspb::BatchGetRowRequest&);
 const WireShape& WireShapeOf(const otspb::BatchWriteRowRequest&);
 const WireShape& WireShapeOf(const otspb::ComputeSplitPointsBySizeRequest&);
+const WireShape& WireShapeOf(const otspb::StartLocalTransactionRequest&);
+const WireShape& WireShapeOf(const otspb::CommitTransactionRequest&);
+const WireShape& WireShapeOf(const otspb::AbortTransactionRequest&);
 
 }  // namespace ttlstore::tablestore
