@@ -182,6 +182,26 @@ TEST_F(LocalTxnTest, GetRangeMergesTheTransactionsWritesBothWays) {
   EXPECT_EQ(Range("b", false), (std::vector<int64_t>{1}));
 }
 
+TEST_F(LocalTxnTest, GetRangePagesThroughTheMergedRows) {
+  for (int64_t n : {1, 3, 5}) ASSERT_TRUE(WriteOutside(Put("a", n, n)).ok());
+  std::string id = Start("a");
+  for (int64_t n : {2, 4}) ASSERT_TRUE(WriteIn(id, Put("a", n, n)).ok());
+  RangeRequest req;
+  req.start = {{"pk1", CellValue::String("a")}, {"pk2", CellValue::Marker(model::CellType::kInfMin)}};
+  req.end = {{"pk1", CellValue::String("a")}, {"pk2", CellValue::Marker(model::CellType::kInfMax)}};
+  req.limit = 2;
+  std::vector<int64_t> seen;
+  for (int pages = 0; pages < 5; ++pages) {
+    auto s = Use(id);
+    auto page = txns_->GetRange(s, *Table(), req);
+    ASSERT_TRUE(page.ok()) << page.error().message();
+    for (const auto& row : page->rows) seen.push_back(row.primary_key.at(1).value.integer);
+    if (!page->next_start) break;
+    req.start = *page->next_start;
+  }
+  EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 3, 4, 5}));
+}
+
 TEST_F(LocalTxnTest, WritesFromOutsideThePartitionKeyAreRefusedWhileItIsLocked) {
   std::string id = Start("a");
   Status refused = WriteOutside(Put("a", 1, 1));
