@@ -63,6 +63,9 @@ std::optional<std::pair<bool, bool>> VerdictsFor(std::string_view action, std::s
   if (action == "GetRange") return Verdicts<pb::GetRangeRequest>(body);
   if (action == "BatchGetRow") return Verdicts<pb::BatchGetRowRequest>(body);
   if (action == "BatchWriteRow") return Verdicts<pb::BatchWriteRowRequest>(body);
+  if (action == "StartLocalTransaction") return Verdicts<pb::StartLocalTransactionRequest>(body);
+  if (action == "CommitTransaction") return Verdicts<pb::CommitTransactionRequest>(body);
+  if (action == "AbortTransaction") return Verdicts<pb::AbortTransactionRequest>(body);
   return std::nullopt;
 }
 

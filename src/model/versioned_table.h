@@ -41,6 +41,9 @@ struct TablestoreSchema {
   std::vector<PrimaryKeyColumn> primary_key;  // 1-4 columns, in key order
   std::vector<DefinedColumn> defined_columns;
   VersionOptions options;
+  // Whether StartLocalTransaction is allowed (CreateTable's enable_local_txn; absent means
+  // true here, docs/tablestore.md "Local transactions").
+  bool local_transactions = true;
 };
 
 }  // namespace ttlstore::model

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ops/row_batch.h"
+#include "ops/row_overlay.h"
 #include "ops/row_stream_record.h"
 #include "ops/split_points.h"
 
@@ -83,29 +84,24 @@ Status RowOps::ApplyUpdate(const model::TableDescriptor& table, const RowChange&
   return Status::Ok();
 }
 
-Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change,
-                     StoredRow* after) {
+Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& table,
+                                                const RowChange& change,
+                                                const std::optional<StoredRow>& old,
+                                                int64_t now_ms, uint64_t* trimmed,
+                                                std::optional<streams::RowRecord>* record) const {
+  uint64_t unused = 0;
+  if (!trimmed) trimmed = &unused;
   const auto& schema = *table.tablestore;
-  auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
-  if (!key) return key.error();
-  const int64_t now_ms = clock_.NowMs();
   if (change.kind == RowChange::Kind::kUpdate && !schema.options.allow_update) {
     return Error::Validation("UpdateRow is not allowed: the table's allow_update option is false.");
   }
-  // T9: any version stamped outside the window fails the whole row, before anything is read.
+  // T9: any version stamped outside the window fails the whole row.
   for (const auto& cell : change.cells) {
     if (cell.kind == CellChange::Kind::kPut && cell.timestamp_ms) {
       auto ok = versions::CheckWriteWindow(*cell.timestamp_ms, cell.column, schema.options, now_ms);
-      if (!ok) return ok;
+      if (!ok) return ok.error();
     }
   }
-
-  std::lock_guard lock(locks_.For(*key));
-  // Always read the row: its purge-index entries are a function of it, and a write replaces
-  // them (ops/row_batch.h).
-  auto read = ReadRow(store_, *key);
-  if (!read) return read.error();
-  std::optional<StoredRow> old = std::move(*read);
   if (change.condition != RowExistence::kIgnore || change.column_condition) {
     bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
     if (change.condition != RowExistence::kIgnore &&
@@ -133,9 +129,6 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   // costs in proportion to max versions, not to the row's history. Data hidden by a lowered
   // option is thus gone for good at the row's next write (docs/tablestore.md).
   std::optional<StoredRow> row;
-  uint64_t trimmed = 0;
-  const bool streamed = streams_ && table.enabled_stream();
-  std::optional<streams::RowRecord> record;
   switch (change.kind) {
     case RowChange::Kind::kDelete:
       break;
@@ -148,7 +141,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
       }
       // A version inside the write window can still be past the TTL by less than a second
       // (T9 compares seconds); one that is hidden the moment it is written is not kept.
-      if (versions::PurgeRow(*row, schema.options, now_ms, &trimmed) ==
+      if (versions::PurgeRow(*row, schema.options, now_ms, trimmed) ==
           versions::PurgeVerdict::kRemove) {
         row.reset();
       }
@@ -160,18 +153,41 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
         *row = *old;
         // An expired row updated is a new row: its hidden versions must not come back with
         // it. Trimming does exactly that (it leaves no column of a row that has aged out).
-        versions::PurgeRow(*row, schema.options, now_ms, &trimmed);
+        versions::PurgeRow(*row, schema.options, now_ms, trimmed);
       }
       auto applied = ApplyUpdate(table, change, now_ms, *row);
-      if (!applied) return applied;
-      if (streamed) record = RowStreamRecord(change, now_ms, &*row);
-      versions::PurgeRow(*row, schema.options, now_ms, &trimmed);
+      if (!applied) return applied.error();
+      // The stream shows the update as applied, before trimming (ops/row_stream_record.h).
+      if (record) *record = RowStreamRecord(change, now_ms, &*row);
+      versions::PurgeRow(*row, schema.options, now_ms, trimmed);
       // A row left with no cell is gone, as in the service's cell store (only PutRow makes a
       // row of its primary key alone).
       if (row->columns.empty()) row.reset();
       break;
     }
   }
+  return row;
+}
+
+Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change,
+                     StoredRow* after) {
+  const auto& schema = *table.tablestore;
+  auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
+  if (!key) return key.error();
+  const int64_t now_ms = clock_.NowMs();
+
+  std::lock_guard lock(locks_.For(*key));
+  // Always read the row: its purge-index entries are a function of it, and a write replaces
+  // them (ops/row_batch.h).
+  auto read = ReadRow(store_, *key);
+  if (!read) return read.error();
+  std::optional<StoredRow> old = std::move(*read);
+  uint64_t trimmed = 0;
+  const bool streamed = streams_ && table.enabled_stream();
+  std::optional<streams::RowRecord> record;
+  auto applied = Apply(table, change, old, now_ms, &trimmed, streamed ? &record : nullptr);
+  if (!applied) return applied.error();
+  std::optional<StoredRow>& row = *applied;
   if (!old && !row) {  // nothing stored before or after: nothing to write
     if (after) *after = StoredRow();
     return Status::Ok();
@@ -183,9 +199,13 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
     streams_->AddRowRecord(batch, table, std::move(*record));
   }
   RETURN_IF_ERROR(store_.Write(batch));
-  if (trimmed > 0) versions_trimmed_.fetch_add(trimmed, std::memory_order_relaxed);
+  NoteTrimmed(trimmed);
   if (after) *after = row ? std::move(*row) : StoredRow();
   return Status::Ok();
+}
+
+Result<std::optional<StoredRow>> RowOps::Read(const std::string& key) const {
+  return ReadRow(store_, key);
 }
 
 std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::string_view key,
@@ -216,6 +236,12 @@ std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::st
   return view;
 }
 
+std::optional<RowView> RowOps::ViewRow(const model::TableDescriptor& table, std::string_view key,
+                                       const StoredRow& row,
+                                       const versions::ReadSpec& spec) const {
+  return View(table, key, row, clock_.NowMs(), spec);
+}
+
 Result<std::optional<RowView>> RowOps::Get(const model::TableDescriptor& table,
                                            const std::vector<PkCell>& primary_key,
                                            const versions::ReadSpec& spec) const {
@@ -228,7 +254,8 @@ Result<std::optional<RowView>> RowOps::Get(const model::TableDescriptor& table,
 }
 
 Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
-                                     const RangeRequest& request) const {
+                                     const RangeRequest& request,
+                                     const RowOverlay* overlay) const {
   const auto& schema = *table.tablestore;
   auto start = versions::EncodeRangeBound(table.id, schema.primary_key, request.start);
   if (!start) return start.error();
@@ -251,24 +278,23 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
   // `read`: rows that exist for readers, returned or dropped by the filter (the service's
   // 5000 scanned rows); `scanned` also counts rows hidden by the options.
   size_t bytes = 0, scanned = 0, read = 0;
-  auto it = store_.ScanFamily(storage::Family::kRows, lower, upper, request.backward, nullptr);
-  for (; it->Valid(); it->Next()) {
+  OverlayScan it(store_.ScanFamily(storage::Family::kRows, lower, upper, request.backward, nullptr),
+                 overlay, lower, upper, request.backward);
+  for (; it.Valid(); it.Next()) {
     if (result.rows.size() >= limit || bytes >= kMaxRangeBytes || read >= kMaxRangeRows ||
         scanned >= 4 * kMaxRangeRows) {
       std::vector<PkCell> next;
-      if (!versions::DecodeRowKey(it->key(), schema.primary_key, &next)) {
+      if (!versions::DecodeRowKey(it.key(), schema.primary_key, &next)) {
         return Error::Internal("corrupt row key in the rows family");
       }
       result.next_start = std::move(next);
       break;
     }
     ++scanned;
-    StoredRow row;
-    if (!versions::DecodeRow(it->value(), &row)) {
-      return Error::Internal("corrupt row in the rows family");
-    }
+    const StoredRow* row = it.row();
+    if (!row) return Error::Internal("corrupt row in the rows family");
     bool filtered_out = false;
-    if (auto view = View(table, it->key(), row, now_ms, request.spec, &filtered_out)) {
+    if (auto view = View(table, it.key(), *row, now_ms, request.spec, &filtered_out)) {
       bytes += ViewBytes(*view);
       result.rows.push_back(std::move(*view));
       ++read;
@@ -276,7 +302,7 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
       ++read;
     }
   }
-  if (!it->status()) return it->status().error();
+  if (Status st = it.status(); !st) return st.error();
   return result;
 }
 

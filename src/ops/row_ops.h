@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -69,6 +70,10 @@ struct RangeRequest {
   versions::ReadSpec spec;
 };
 
+// A local transaction's writes not yet committed: each row it wrote, by `rows` key, as the
+// transaction left it (nullopt: deleted). Ordered like the `rows` family.
+using RowOverlay = std::map<std::string, std::optional<versions::StoredRow>, std::less<>>;
+
 struct RangeResult {
   std::vector<RowView> rows;
   // Where the next page starts (inclusive); absent when the range is exhausted.
@@ -93,14 +98,39 @@ class RowOps {
   Status Write(const model::TableDescriptor& table, const RowChange& change,
                versions::StoredRow* after = nullptr);
 
+  // The row as `change` leaves it, computed from `old` (the row as stored, or as a local
+  // transaction's writes left it; nullopt: no row) at `now_ms`: the allow-update (T10) and
+  // write-window (T9) checks, the row existence and column conditions, the change itself and
+  // the trimming of what the options hide (`trimmed` counts the versions dropped; may be null).
+  // `record` (may be null): an UpdateRow's stream record as the update applied it (a put's or
+  // delete's is made from the change alone, RowStreamRecord(change, now, nullptr)).
+  // nullopt: no row after the change. Errors as Write's; nothing is written. Write is this
+  // plus the row's lock, its read and its batch; ops/local_transactions.h buffers the result.
+  Result<std::optional<versions::StoredRow>> Apply(const model::TableDescriptor& table,
+                                                   const RowChange& change,
+                                                   const std::optional<versions::StoredRow>& old,
+                                                   int64_t now_ms, uint64_t* trimmed,
+                                                   std::optional<streams::RowRecord>* record =
+                                                       nullptr) const;
+
+  // The row stored under `key` (a `rows` key), or nullopt.
+  Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;
+
+  // The reader's view of `row` stored (or buffered) under `key`, as Get returns it.
+  std::optional<RowView> ViewRow(const model::TableDescriptor& table, std::string_view key,
+                                 const versions::StoredRow& row,
+                                 const versions::ReadSpec& spec) const;
+
   // The row, or nullopt if it does not exist for readers, shows none of the asked columns, or
   // fails the spec's filter.
   Result<std::optional<RowView>> Get(const model::TableDescriptor& table,
                                      const std::vector<versions::PkCell>& primary_key,
                                      const versions::ReadSpec& spec) const;
 
-  Result<RangeResult> GetRange(const model::TableDescriptor& table,
-                               const RangeRequest& request) const;
+  // With `overlay` (a local transaction's buffered writes), its rows replace or hide the
+  // stored ones of the same key and join the range as if stored (ops/row_overlay.h).
+  Result<RangeResult> GetRange(const model::TableDescriptor& table, const RangeRequest& request,
+                               const RowOverlay* overlay = nullptr) const;
 
   // The table's split points for ComputeSplitPointsBySize (ops/split_points.h).
   Result<std::vector<versions::PkCell>> SplitPoints(const model::TableDescriptor& table,
@@ -116,6 +146,9 @@ class RowOps {
   KeyLocks& locks() { return locks_; }
   // Versions writes have dropped because the options hid them (for /metrics).
   uint64_t versions_trimmed() const { return versions_trimmed_.load(std::memory_order_relaxed); }
+  void NoteTrimmed(uint64_t n) {
+    if (n > 0) versions_trimmed_.fetch_add(n, std::memory_order_relaxed);
+  }
 
  private:
   // Applies the cell changes of an UpdateRow to `row`.

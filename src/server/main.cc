@@ -47,6 +47,7 @@ struct ServeFlags {
   bool insecure = false;
   int64_t clock_start_ms = 0;
   int64_t tablestore_min_ttl = 86400;
+  int64_t tablestore_txn_timeout_s = 60;
   int64_t version_purge_interval_s = 3600;
   int64_t stream_shard_rollover_s = 4 * 3600;
   std::string backup_dir;
@@ -143,10 +144,14 @@ int Serve(const ServeFlags& flags) {
   ops::RowOps rows(**store, clock);
   rows.set_streams(&items.streams());  // Tablestore stream records share the DynamoDB log
   ops::RowPurger purger(**store, catalog, rows, clock, purge_counters);
+  // Local transactions live in memory only: a restart aborts every open one.
+  ops::TxnLimits txn_limits;
+  txn_limits.lifetime_ms = txn_limits.idle_ms = flags.tablestore_txn_timeout_s * 1000;
+  ops::LocalTransactions transactions(**store, catalog, rows, clock, txn_limits);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,
                                            flags.tablestore_min_ttl,
-                                           policies ? &*policies : nullptr};
+                                           policies ? &*policies : nullptr, &transactions};
   ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
@@ -198,6 +203,17 @@ int Serve(const ServeFlags& flags) {
         "# TYPE ttlstore_storage_pending_compaction_bytes gauge\n"
         "ttlstore_storage_pending_compaction_bytes {}\n",
         c.running, c.running_flushes, c.pending_bytes);
+  });
+  metrics.AddSource([&transactions] {
+    return fmt::format(
+        "# HELP ttlstore_tablestore_open_transactions Tablestore local transactions open now.\n"
+        "# TYPE ttlstore_tablestore_open_transactions gauge\n"
+        "ttlstore_tablestore_open_transactions {}\n"
+        "# HELP ttlstore_tablestore_expired_transactions_total Local transactions aborted "
+        "because they timed out.\n"
+        "# TYPE ttlstore_tablestore_expired_transactions_total counter\n"
+        "ttlstore_tablestore_expired_transactions_total {}\n",
+        transactions.open(), transactions.expired());
   });
   metrics.AddSource([&purge_counters, &rows] {
     return ops::RenderVersionMetrics(purge_counters, rows);
@@ -344,6 +360,10 @@ int main(int argc, char** argv) {
                     "Smallest Tablestore table TTL in seconds other than -1 (default: 86400, "
                     "the service's; lower it for local testing)")
       ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}));
+  serve->add_option("--tablestore-transaction-timeout-seconds", flags.tablestore_txn_timeout_s,
+                    "A Tablestore local transaction is aborted this long after its start, or "
+                    "after its last request (default: 60, the service's; lower it for testing)")
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}));
   serve->add_option("--version-purge-interval", flags.version_purge_interval_s,
                     "Seconds between passes that purge Tablestore versions hidden by max "
                     "versions or TTL (default: 3600)")

@@ -83,6 +83,9 @@ enum TablestoreTag : uint64_t {
   kTsMaxVersions = 4,    // varint
   kTsDeviation = 5,      // varint
   kTsAllowUpdate = 6,    // varint 0/1
+  // varint 0, present only when local transactions are disabled (tags 7-11 are left to
+  // other Tablestore table settings).
+  kTsLocalTxnDisabled = 12,
 };
 
 // Fields inside a kStream payload; persisted.
@@ -151,6 +154,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   PutVarintField(&out, kTsMaxVersions, static_cast<uint64_t>(ts.options.max_versions));
   PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
   PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
+  if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
   return out;
 }
 
@@ -182,6 +186,7 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ts->options.max_time_deviation = static_cast<int64_t>(v);
         break;
       case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
+      case kTsLocalTxnDisabled: ts->local_transactions = false; break;
       default: break;
     }
     if (!ok) return false;

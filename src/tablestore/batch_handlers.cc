@@ -37,9 +37,9 @@ void SetConsumed(const Consumed& c, pb::ConsumedCapacity* out) {
 
 // One BatchWriteRow row (already decoded): convert by operation type, write; on success sets
 // the row's consumed units.
-Status WriteOne(const Services& s, const model::TableDescriptor& table,
-                const pb::RowInBatchWriteRowRequest& row, const Result<PbRow>& row_change,
-                pb::RowInBatchWriteRowResponse* out) {
+Status WriteOne(const Services& s, ops::LocalTransactions::Session* txn,
+                const model::TableDescriptor& table, const pb::RowInBatchWriteRowRequest& row,
+                const Result<PbRow>& row_change, pb::RowInBatchWriteRowResponse* out) {
   if (!row_change) return row_change.error();
   const PbRow& decoded = *row_change;
   Result<ops::RowChange> change = Error::Validation("Invalid operation type.");
@@ -51,7 +51,7 @@ Status WriteOne(const Services& s, const model::TableDescriptor& table,
   if (!change) return change.error();
   RETURN_IF_ERROR(ApplyCondition(row.has_condition() ? &row.condition() : nullptr, &*change));
   versions::StoredRow after;
-  RETURN_IF_ERROR(s.rows.Write(table, *change, &after));
+  RETURN_IF_ERROR(WriteChange(s, txn, table, *change, RowDataSize(decoded), &after));
   SetConsumed(WriteConsumed(decoded, CountsVersionBytes(table.tablestore->options),
                             change->condition != ops::RowExistence::kIgnore),
               out->mutable_consumed());
@@ -164,6 +164,9 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     }
   }
   RETURN_IF_ERROR(CheckRequestDataSize("BatchWriteRow", data_size));
+  // With a transaction_id every row goes into that transaction (a row of another table or
+  // partition key fails on its own with OTSDataOutOfRange).
+  ASSIGN_OR_RETURN(txn, UseTransaction(s, req.has_transaction_id(), req.transaction_id()));
   pb::BatchWriteRowResponse resp;
   size_t next = 0;
   for (const auto& t : req.tables()) {
@@ -173,7 +176,8 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     for (const auto& r : t.rows()) {
       auto* row = out->add_rows();
       const Result<PbRow>& row_change = decoded[next++];
-      Status written = found ? WriteOne(s, **found, r, row_change, row) : Status(found.error());
+      Status written = found ? WriteOne(s, txn ? &*txn : nullptr, **found, r, row_change, row)
+                             : Status(found.error());
       if (!written) {
         row->set_is_ok(false);
         FillRowError(written.error(), row->mutable_error());

@@ -3,9 +3,26 @@
 #include <spdlog/spdlog.h>
 
 #include "tablestore/stream_ids.h"
+#include "ops/txn_errors.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::tablestore {
+namespace {
+
+// Local transactions' errors (ops/txn_errors.h) and their HTTP statuses.
+struct TxnErrorStatus {
+  std::string_view prefix;
+  int status;
+};
+constexpr TxnErrorStatus kTxnErrors[] = {
+    {ops::kRowOperationConflictPrefix, 409},
+    {ops::kSessionNotExistPrefix, 404},
+    {ops::kSessionBusyPrefix, 409},
+    {ops::kDataOutOfRangePrefix, 400},
+    {ops::kOutOfTransactionDataSizeLimitPrefix, 400},
+};
+
+}  // namespace
 
 OtsError ParameterInvalid(std::string message) {
   return {400, "OTSParameterInvalid", std::move(message)};
@@ -18,6 +35,12 @@ OtsError ToOtsError(const Error& error) {
     case ErrorCode::kSerialization:
       if (m.starts_with(versions::kInvalidPkPrefix)) {
         return {400, "OTSInvalidPK", m.substr(versions::kInvalidPkPrefix.size())};
+      }
+      for (const auto& [prefix, status] : kTxnErrors) {
+        if (m.starts_with(prefix)) {
+          return {status, std::string(prefix.substr(0, prefix.size() - 1)),
+                  m.substr(prefix.size())};
+        }
       }
       return ParameterInvalid(m);
     case ErrorCode::kConditionalCheckFailed:

@@ -25,6 +25,8 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"ComputeSplitPointsBySize", &ComputeSplitPointsBySize},
       {"ListStream", &ListStream}, {"DescribeStream", &DescribeStream},
       {"GetShardIterator", &GetShardIterator}, {"GetStreamRecord", &GetStreamRecord},
+      {"StartLocalTransaction", &StartLocalTransaction},
+      {"CommitTransaction", &CommitTransaction}, {"AbortTransaction", &AbortTransaction},
   };
   return *handlers;
 }

@@ -5,6 +5,7 @@
 // (ListStream, DescribeStream, GetShardIterator, GetStreamRecord).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,9 @@ Result<std::string> ListStream(const Services& s, std::string_view body);
 Result<std::string> DescribeStream(const Services& s, std::string_view body);
 Result<std::string> GetShardIterator(const Services& s, std::string_view body);
 Result<std::string> GetStreamRecord(const Services& s, std::string_view body);
+Result<std::string> StartLocalTransaction(const Services& s, std::string_view body);
+Result<std::string> CommitTransaction(const Services& s, std::string_view body);
+Result<std::string> AbortTransaction(const Services& s, std::string_view body);
 
 // Shared by the handlers.
 // Parses `body` into `message` (missing required fields are checked by the caller, so that
@@ -58,5 +62,17 @@ std::string Serialize(const Message& message) {
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name);
 // Ok if the caller may perform the request's action on table `name` ("*" for ListTable).
 Status AuthorizeTable(const Services& s, const std::string& name);
+// The local transaction a row request names in its transaction_id, held until the returned
+// session is destroyed; nullopt when it names none (absent or empty). Errors: the
+// transaction's (ops/local_transactions.h), and the caller's policies on its table.
+Result<std::optional<ops::LocalTransactions::Session>> UseTransaction(const Services& s,
+                                                                      bool has_id,
+                                                                      const std::string& id);
+// One row change: inside `txn` if given (buffered), else straight to the store, refused while
+// a transaction locks the row's partition key (ops::LocalTransactions::Write). `request_bytes`
+// counts toward the transaction's data limit.
+Status WriteChange(const Services& s, ops::LocalTransactions::Session* txn,
+                   const model::TableDescriptor& table, const ops::RowChange& change,
+                   size_t request_bytes, versions::StoredRow* after);
 
 }  // namespace ttlstore::tablestore

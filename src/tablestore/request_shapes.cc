@@ -110,5 +110,8 @@ const WireShape& WireShapeOf(const otspb::ListStreamRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::DescribeStreamRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::GetShardIteratorRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::GetStreamRecordRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::StartLocalTransactionRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::CommitTransactionRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::AbortTransactionRequest&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

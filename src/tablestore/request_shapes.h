@@ -27,5 +27,8 @@ const WireShape& WireShapeOf(const otspb::ListStreamRequest&);
 const WireShape& WireShapeOf(const otspb::DescribeStreamRequest&);
 const WireShape& WireShapeOf(const otspb::GetShardIteratorRequest&);
 const WireShape& WireShapeOf(const otspb::GetStreamRecordRequest&);
+const WireShape& WireShapeOf(const otspb::StartLocalTransactionRequest&);
+const WireShape& WireShapeOf(const otspb::CommitTransactionRequest&);
+const WireShape& WireShapeOf(const otspb::AbortTransactionRequest&);
 
 }  // namespace ttlstore::tablestore

@@ -17,15 +17,19 @@ void SetConsumed(const Consumed& c, pb::ConsumedCapacity* out) {
 
 // Runs one row change (PutRow, UpdateRow, DeleteRow) and builds its response. `row` is the
 // request's row, which the write units are counted from.
-template <typename Response>
-Result<std::string> WriteRow(const Services& s, const std::string& table_name, const PbRow& row,
-                             Result<ops::RowChange> change, const pb::Condition* condition,
-                             const pb::ReturnContent* return_content) {
-  ASSIGN_OR_RETURN(table, FindTable(s, table_name));
+template <typename Response, typename Request>
+Result<std::string> WriteRow(const Services& s, const Request& req, const PbRow& row,
+                             Result<ops::RowChange> change) {
+  const pb::Condition* condition = req.has_condition() ? &req.condition() : nullptr;
+  const pb::ReturnContent* return_content =
+      req.has_return_content() ? &req.return_content() : nullptr;
+  ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
   if (!change) return change.error();
   RETURN_IF_ERROR(ApplyCondition(condition, &*change));
+  ASSIGN_OR_RETURN(txn, UseTransaction(s, req.has_transaction_id(), req.transaction_id()));
   versions::StoredRow after;
-  RETURN_IF_ERROR(s.rows.Write(*table, *change, &after));
+  RETURN_IF_ERROR(WriteChange(s, txn ? &*txn : nullptr, *table, *change, RowDataSize(row),
+                              &after));
   Response resp;
   SetConsumed(WriteConsumed(row, CountsVersionBytes(table->tablestore->options),
                             change->condition != ops::RowExistence::kIgnore),
@@ -45,9 +49,7 @@ Result<std::string> PutRow(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row()));
   RETURN_IF_ERROR(CheckRequestDataSize("PutRow", RowDataSize(row)));
-  return WriteRow<pb::PutRowResponse>(s, req.table_name(), row, PutChangeOf(row),
-                                      req.has_condition() ? &req.condition() : nullptr,
-                                      req.has_return_content() ? &req.return_content() : nullptr);
+  return WriteRow<pb::PutRowResponse>(s, req, row, PutChangeOf(row));
 }
 
 Result<std::string> UpdateRow(const Services& s, std::string_view body) {
@@ -55,18 +57,14 @@ Result<std::string> UpdateRow(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.row_change()));
   RETURN_IF_ERROR(CheckRequestDataSize("UpdateRow", RowDataSize(row)));
-  return WriteRow<pb::UpdateRowResponse>(s, req.table_name(), row, UpdateChangeOf(row),
-                                         req.has_condition() ? &req.condition() : nullptr,
-                                         req.has_return_content() ? &req.return_content() : nullptr);
+  return WriteRow<pb::UpdateRowResponse>(s, req, row, UpdateChangeOf(row));
 }
 
 Result<std::string> DeleteRow(const Services& s, std::string_view body) {
   pb::DeleteRowRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
-  return WriteRow<pb::DeleteRowResponse>(s, req.table_name(), row, DeleteChangeOf(row),
-                                         req.has_condition() ? &req.condition() : nullptr,
-                                         req.has_return_content() ? &req.return_content() : nullptr);
+  return WriteRow<pb::DeleteRowResponse>(s, req, row, DeleteChangeOf(row));
 }
 
 Result<std::string> GetRow(const Services& s, std::string_view body) {
@@ -76,7 +74,9 @@ Result<std::string> GetRow(const Services& s, std::string_view body) {
   ASSIGN_OR_RETURN(row, DecodeRow(req.primary_key()));
   ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
   ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, false));
-  ASSIGN_OR_RETURN(view, s.rows.Get(*table, pk, spec));
+  ASSIGN_OR_RETURN(txn, UseTransaction(s, req.has_transaction_id(), req.transaction_id()));
+  ASSIGN_OR_RETURN(view, txn ? s.transactions->Get(*txn, *table, pk, spec)
+                             : s.rows.Get(*table, pk, spec));
   pb::GetRowResponse resp;
   const bool version_bytes = CountsVersionBytes(table->tablestore->options);
   if (view) {
@@ -110,7 +110,9 @@ Result<std::string> GetRange(const Services& s, std::string_view body) {
   }
   ASSIGN_OR_RETURN(spec, ReadSpecOfRequest(req, true));
   range.spec = std::move(spec);
-  ASSIGN_OR_RETURN(result, s.rows.GetRange(*table, range));
+  ASSIGN_OR_RETURN(txn, UseTransaction(s, req.has_transaction_id(), req.transaction_id()));
+  ASSIGN_OR_RETURN(result, txn ? s.transactions->GetRange(*txn, *table, range)
+                               : s.rows.GetRange(*table, range));
   pb::GetRangeResponse resp;
   std::vector<PbRow> returned;
   returned.reserve(result.rows.size());

@@ -8,6 +8,7 @@
 #include "auth/credentials.h"
 #include "auth/policy.h"
 #include "common/clock.h"
+#include "ops/local_transactions.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
 
@@ -23,6 +24,9 @@ struct Services {
   int64_t min_time_to_live = 86400;
   // What each access key may do ("ots:<Action>" on acs:ots:... table resources); null: anything.
   const auth::PolicySet* policies = nullptr;
+  // Local transactions; every row write goes through it (ops/local_transactions.h). Null: none
+  // (the transaction operations answer OTSParameterInvalid, writes go straight to `rows`).
+  ops::LocalTransactions* transactions = nullptr;
 
   // Per request, on the front end's copy of these services: the caller and the operation.
   std::string_view access_key_id;

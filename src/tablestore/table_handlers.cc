@@ -178,6 +178,8 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
   }
   if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
+  // Local transactions unless the request says false (docs/tablestore.md, "Local transactions").
+  if (req.has_enable_local_txn()) ts.local_transactions = req.enable_local_txn();
   if (req.index_metas_size() > 0 || meta.index_meta_size() > 0) {
     // T12's option checks first, so a misconfigured table learns what an index needs.
     if (ts.options.max_versions != 1) {

@@ -422,6 +422,32 @@ describe('tablestore streams', () => {
     });
   });
 
+  describe('local transactions', () => {
+    it("a transaction's writes reach the stream at its commit, in order; an aborted one's never", async () => {
+      const { t, streamId } = await streamTable('stxn');
+      const partition = [{ a: Long.fromNumber(7) }];
+      const row = (b, value, transactionId) => client.putRow({
+        tableName: t, condition: condition('IGNORE'), primaryKey: [{ a: Long.fromNumber(7) }, { b }],
+        attributeColumns: [{ c: value }], transactionId,
+      });
+      const aborted = (await client.startLocalTransaction({ tableName: t, primaryKey: partition })).transactionId;
+      await row('r0', 'aborted', aborted);
+      await client.abortTransaction({ transactionId: aborted });
+      const txn = (await client.startLocalTransaction({ tableName: t, primaryKey: partition })).transactionId;
+      await row('r1', 'one', txn);
+      await row('r2', 'two', txn);
+      await client.updateRow({
+        tableName: t, condition: condition('IGNORE'), primaryKey: [{ a: Long.fromNumber(7) }, { b: 'r1' }],
+        updateOfAttributeColumns: [{ PUT: [{ d: 'more' }] }], transactionId: txn,
+      });
+      assert.deepEqual(await readAll(client, streamId), [], 'nothing reaches the stream before the commit');
+      await client.commitTransaction({ transactionId: txn });
+      const records = await readAll(client, streamId);
+      assert.deepEqual(records.map((r) => [r.action, r.pk[1][1], r.columns.map((c) => c.value)]),
+                       [['PUT_ROW', 'r1', ['one']], ['PUT_ROW', 'r2', ['two']], ['UPDATE_ROW', 'r1', ['more']]]);
+    });
+  });
+
   describe('refusals', () => {
     it('a bad iterator, a missing stream or shard, a bad limit', async () => {
       const { streamId } = await streamTable('sbad');

@@ -14,6 +14,7 @@
 
 #include "auth/credentials.h"
 #include "common/clock.h"
+#include "ops/local_transactions.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
 #include "storage/store.h"
@@ -42,10 +43,13 @@ class TablestoreEnv {
     catalog_ = std::make_unique<ops::TableCatalog>(*store_, clock_);
     if (!catalog_->Load()) std::abort();
     rows_ = std::make_unique<ops::RowOps>(*store_, clock_);
+    transactions_ = std::make_unique<ops::LocalTransactions>(*store_, *catalog_, *rows_, clock_);
     services_.emplace(Services{*catalog_, *rows_, clock_, &credentials_});
+    services_->transactions = transactions_.get();
   }
   ~TablestoreEnv() {
     services_.reset();
+    transactions_.reset();
     rows_.reset();
     catalog_.reset();
     store_.reset();
@@ -87,6 +91,7 @@ class TablestoreEnv {
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<ops::TableCatalog> catalog_;
   std::unique_ptr<ops::RowOps> rows_;
+  std::unique_ptr<ops::LocalTransactions> transactions_;
   std::optional<Services> services_;
 };
 
