@@ -13,6 +13,7 @@
 
 namespace ttlstore::backup {
 class Backups;
+class PitrRestores;
 }  // namespace ttlstore::backup
 namespace ttlstore::ttl {
 class ExpiryBackfiller;
@@ -32,6 +33,9 @@ struct Services {
   index::IndexBuilder* index_builder = nullptr;
   // On-demand backups and restores (null: the backup operations are unknown operations).
   backup::Backups* backups = nullptr;
+  // Point-in-time recovery's restores and window (null: continuous backups are reported
+  // disabled and RestoreTableToPointInTime is an unknown operation).
+  backup::PitrRestores* pitr = nullptr;
   // Runs UpdateTimeToLive's backfills of the expiry index (null: run them inline).
   ttl::ExpiryBackfiller* ttl_backfiller = nullptr;
 };

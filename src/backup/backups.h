@@ -70,6 +70,25 @@ Result<model::TableDescriptor> RestoredDescriptor(const BackupRecord& backup,
                                                   const RestoreOverrides& overrides,
                                                   int64_t now_ms);
 
+// The same from any source descriptor (RestoreTableToPointInTime's source table): renamed, with
+// `overrides`, the TTL settings kept, `summary` (in_progress set here) recorded.
+Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescriptor& src,
+                                                      model::RestoreSummary summary,
+                                                      const std::string& target_name,
+                                                      const RestoreOverrides& overrides);
+
+// One item a restore loads: its full storage key in the restored table, and the item.
+struct RestoredItem {
+  std::string key;
+  model::Item item;
+};
+// Writes `pending` into `table` through the normal write path (item, stats, expiry entry, index
+// entries in one batch, under the items' locks), then clears it.
+Status WriteRestoredItems(storage::Store& store, ops::ItemOps& items,
+                          const model::TableDescriptor& table, std::vector<RestoredItem>& pending);
+// Clears the table's RestoreInProgress mark: the restore is whole.
+Status FinishRestore(ops::TableCatalog& catalog, const model::TableDescriptor& table);
+
 // Loads every record of `reader` into `table` (created by the caller with in_progress set), then
 // clears in_progress. Stops early, leaving the table marked, when `cancel` becomes true.
 Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatalog& catalog,
