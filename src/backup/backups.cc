@@ -230,6 +230,9 @@ void DropAbandonedRestores(ops::TableCatalog& catalog) {
     for (const auto& name : catalog.List(std::nullopt, SIZE_MAX, front).names) {
       ops::TablePtr t = catalog.Find(name, front);
       if (!t || !t->restore || !t->restore->in_progress) continue;
+      // A point-in-time restore (no backup) is the server's to start again
+      // (PitrRestores::ResumeInterrupted), not to drop.
+      if (t->restore->source_backup_arn.empty()) continue;
       spdlog::warn("event=restore_abandoned table={} backup={} message=\"a stop interrupted this "
                    "table's restore; dropping the partial table\"",
                    name, t->restore->source_backup_arn);

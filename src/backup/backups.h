@@ -95,7 +95,8 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
                      const model::TableDescriptor& table, BackupReader& reader,
                      const std::atomic<bool>& cancel, const Progress& progress);
 
-// Drops tables whose restore a stop interrupted. Call after TableCatalog::Load.
+// Drops tables whose restore from a backup a stop interrupted (point-in-time restores are
+// PitrRestores::ResumeInterrupted's). Call after TableCatalog::Load.
 void DropAbandonedRestores(ops::TableCatalog& catalog);
 
 // "arn:aws:dynamodb:<region>:<account>:table/<table>/backup/<ms, 14 digits>-<8 hex>"

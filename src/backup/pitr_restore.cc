@@ -128,29 +128,35 @@ Result<ops::TablePtr> PitrRestores::Start(const PitrRestoreRequest& request) {
   // Every write dated at or before the point must have committed before the views open.
   int64_t wait_ms = restore_ms + kCommitLagMs - clock_.NowMs();
   if (wait_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+  // A copy, not the catalog's version: holding that would hold up the source's DeleteTable and
+  // UpdateTable (they wait for older versions to be let go).
+  model::TableDescriptor source_copy = *source;
+  source.reset();
+  return Launch(source_copy, std::move(spec), restore_ms);
+}
+
+Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_desc,
+                                           model::TableDescriptor spec, int64_t restore_ms) {
+  const std::string target_name = spec.name;
   // Items first, then the log (see the header): a write between the two is in the log.
   RestoreViews views;
-  const std::string prefix = storage::TablePrefix(source->id);
+  const std::string prefix = storage::TablePrefix(source_desc.id);
   views.items = store_.ScanItems(prefix, storage::PrefixSuccessor(prefix), false, nullptr);
   views.log = store_.ScanFamily(storage::Family::kPitr,
-                                storage::PitrLogBound(source->id, restore_ms + 1),
-                                storage::PitrLogTableEnd(source->id), false, nullptr);
+                                storage::PitrLogBound(source_desc.id, restore_ms + 1),
+                                storage::PitrLogTableEnd(source_desc.id), false, nullptr);
   auto created = catalog_.Create(std::move(spec));
   if (!created) {
     if (created.error().code() == ErrorCode::kResourceInUse) {
-      return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + request.target);
+      return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + target_name);
     }
     return std::move(created).error();
   }
   ops::TablePtr target = *created;
-  // A copy, not the catalog's version: holding that would hold up the source's DeleteTable and
-  // UpdateTable (they wait for older versions to be let go).
-  auto source_copy = std::make_shared<const model::TableDescriptor>(*source);
-  source.reset();
+  auto source = std::make_shared<const model::TableDescriptor>(source_desc);
   auto shared_views = std::make_shared<RestoreViews>(std::move(views));
   std::lock_guard lock(mu_);
-  threads_.emplace_back("pitr-restore", [this, source = source_copy, target, restore_ms,
-                                        shared_views] {
+  threads_.emplace_back("pitr-restore", [this, source, target, restore_ms, shared_views] {
     int64_t loaded = 0;
     Status s = Load(store_, items_, *source, *target, restore_ms, *shared_views, cancel_, &loaded);
     shared_views->items.reset();
@@ -166,6 +172,50 @@ Result<ops::TablePtr> PitrRestores::Start(const PitrRestoreRequest& request) {
     }
   });
   return target;
+}
+
+void PitrRestores::ResumeInterrupted() {
+  for (const auto& name : catalog_.List(std::nullopt, SIZE_MAX).names) {
+    ops::TablePtr t = catalog_.Find(name);
+    if (!t || !t->restore || !t->restore->in_progress || !t->restore->source_backup_arn.empty()) {
+      continue;
+    }
+    model::TableDescriptor spec = *t;  // the key schema, indexes and billing the request chose
+    t.reset();
+    const int64_t restore_ms = spec.restore->restore_time_ms;
+    const std::string& arn = spec.restore->source_table_arn;
+    const std::string source_name = arn.substr(arn.rfind('/') + 1);
+    // The partial target goes first, whatever happens next.
+    if (auto dropped = catalog_.Delete(name); !dropped) {
+      spdlog::error("event=pitr_restore_resume_failed table={} message=\"{}\"", name,
+                    dropped.error().message());
+      continue;
+    }
+    ops::TablePtr source = catalog_.Find(source_name);
+    bool in_window = false;
+    if (source && source->pitr) {
+      RestorableWindow w = WindowOf(*source->pitr, clock_.NowMs(), max_window_ms_);
+      in_window = restore_ms >= w.earliest_ms && restore_ms <= w.latest_ms;
+    }
+    if (!in_window) {
+      spdlog::warn("event=pitr_restore_abandoned table={} source={} message=\"a stop interrupted "
+                   "this restore and its source no longer holds the point; the partial table is "
+                   "dropped\"",
+                   name, source_name);
+      continue;
+    }
+    spdlog::warn("event=pitr_restore_resumed table={} source={} restore_ms={} message=\"a stop "
+                 "interrupted this restore; it starts again\"",
+                 name, source_name, restore_ms);
+    model::TableDescriptor source_copy = *source;
+    source.reset();
+    spec.id = 0;
+    spec.restore->in_progress = true;
+    if (auto r = Launch(source_copy, std::move(spec), restore_ms); !r) {
+      spdlog::error("event=pitr_restore_resume_failed table={} message=\"{}\"", name,
+                    r.error().message());
+    }
+  }
 }
 
 }  // namespace ttlstore::backup

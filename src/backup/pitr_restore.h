@@ -14,8 +14,11 @@
 // - Items whose TTL had expired by T are not restored (docs/compatibility.md: the service
 //   restores them and lets TTL delete them later; ttlstore would delete them within a second of
 //   the restore anyway, so it leaves them out and the restored table never shows them).
-// - Crash: a restore a stop interrupted leaves the target marked in progress; the next start
-//   drops it (DropAbandonedRestores), so the target is whole or absent (docs/background-jobs.md).
+// - Crash: a restore a stop interrupted leaves the target marked in progress. The next start
+//   (ResumeInterrupted) drops the partial target and starts the restore again from the source
+//   at the same point, with the descriptor the request chose; if the source or the point is
+//   gone, the target is only dropped. Either way it is whole or absent
+//   (docs/background-jobs.md).
 #pragma once
 
 #include <atomic>
@@ -58,7 +61,16 @@ class PitrRestores {
   // (TableAlreadyExistsException); then creates the target (CREATING) and starts loading it.
   Result<ops::TablePtr> Start(const PitrRestoreRequest& request);
 
+  // Restarts the point-in-time restores a stop interrupted (see above). Call after
+  // TableCatalog::Load and before DropAbandonedRestores and serving.
+  void ResumeInterrupted();
+
  private:
+  // Opens the views of `source` at `restore_ms`, creates the target from `spec` and starts
+  // loading it. REQUIRES: the point is inside the source's window.
+  Result<ops::TablePtr> Launch(const model::TableDescriptor& source, model::TableDescriptor spec,
+                               int64_t restore_ms);
+
   storage::Store& store_;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;

@@ -140,7 +140,12 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
-  // A restore a stop interrupted left a partial table: drop it (backup/backups.h).
+  // A point-in-time restore a stop interrupted starts again from its source at the same point
+  // (backup/pitr_restore.h); any other restore a stop interrupted left a partial table: drop it
+  // (backup/backups.h).
+  const int64_t pitr_window_ms = static_cast<int64_t>(flags.pitr_window_hours * 3'600'000.0);
+  backup::PitrRestores pitr_restores(**store, catalog, items, clock, pitr_window_ms);
+  pitr_restores.ResumeInterrupted();
   backup::DropAbandonedRestores(catalog);
   backup::Backups backups(**store, catalog, items, clock,
                           flags.backup_dir.empty() ? flags.data_dir + "/backups" : flags.backup_dir);
@@ -161,8 +166,6 @@ int Serve(const ServeFlags& flags) {
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
   services.backups = &backups;
-  const int64_t pitr_window_ms = static_cast<int64_t>(flags.pitr_window_hours * 3'600'000.0);
-  backup::PitrRestores pitr_restores(**store, catalog, items, clock, pitr_window_ms);
   services.pitr = &pitr_restores;
   // Keeps every PITR change log to its window; a tenth of the window between passes, 1-60 s.
   backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
