@@ -139,6 +139,13 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
     std::string r = Str(req, "ImportArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
   }
+  if (op == "RestoreTableToPointInTime") {
+    // The source table read (by name or ARN), and the table it creates.
+    std::string source = Str(req, "SourceTableArn");
+    if (source.empty()) source = arn(Str(req, "SourceTableName"));
+    return {{action, {source}, std::set<std::string>{}},
+            {action, {arn(Str(req, "TargetTableName"))}, std::set<std::string>{}}};
+  }
   if (op == "DescribeStream" || op == "GetShardIterator") {
     std::string r = Str(req, "StreamArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};

@@ -4,6 +4,7 @@
 
 #include "api/handlers.h"
 #include "api/request.h"
+#include "api/restore_overrides.h"
 #include "api/table_schema.h"
 #include "backup/backups.h"
 #include "storage/key_codec.h"
@@ -231,21 +232,10 @@ Result<std::string> ListBackups(const Services& s, const rapidjson::Value& req) 
   return Finish(buf);
 }
 
-Result<std::string> RestoreTableFromBackup(const Services& s, const rapidjson::Value& req) {
-  ASSIGN_OR_RETURN(backups, BackupsOf(s));
-  ASSIGN_OR_RETURN(target, OptString(req, "TargetTableName"));
-  ASSIGN_OR_RETURN(arn_opt, OptString(req, "BackupArn"));
-  ASSIGN_OR_RETURN(billing, OptString(req, "BillingModeOverride"));
-  ASSIGN_OR_RETURN(throughput, OptObject(req, "ProvisionedThroughputOverride"));
-  ASSIGN_OR_RETURN(gsis, OptArray(req, "GlobalSecondaryIndexOverride"));
-  ASSIGN_OR_RETURN(lsis, OptArray(req, "LocalSecondaryIndexOverride"));
-  Constraints c;
-  c.NotNull("targetTableName", target.has_value());
-  c.TableName("targetTableName", target, 3, /*all_errors=*/true);
-  c.NotNull("backupArn", arn_opt.has_value());
-  c.Length("backupArn", arn_opt, 37, 1024);
-  c.Enum("billingModeOverride", billing, {"PROVISIONED", "PAY_PER_REQUEST"});
-  if (!c.ok()) return c.ToError();
+Result<backup::RestoreOverrides> ParseRestoreOverrides(const std::optional<std::string>& billing,
+                                                       const rapidjson::Value* throughput,
+                                                       const rapidjson::Value* gsis,
+                                                       const rapidjson::Value* lsis) {
   backup::RestoreOverrides overrides;
   if (billing) {
     overrides.billing_mode = *billing == "PAY_PER_REQUEST" ? model::BillingMode::kPayPerRequest
@@ -274,6 +264,25 @@ Result<std::string> RestoreTableFromBackup(const Services& s, const rapidjson::V
       (*out)->emplace_back(name->GetString(), name->GetStringLength());
     }
   }
+  return overrides;
+}
+
+Result<std::string> RestoreTableFromBackup(const Services& s, const rapidjson::Value& req) {
+  ASSIGN_OR_RETURN(backups, BackupsOf(s));
+  ASSIGN_OR_RETURN(target, OptString(req, "TargetTableName"));
+  ASSIGN_OR_RETURN(arn_opt, OptString(req, "BackupArn"));
+  ASSIGN_OR_RETURN(billing, OptString(req, "BillingModeOverride"));
+  ASSIGN_OR_RETURN(throughput, OptObject(req, "ProvisionedThroughputOverride"));
+  ASSIGN_OR_RETURN(gsis, OptArray(req, "GlobalSecondaryIndexOverride"));
+  ASSIGN_OR_RETURN(lsis, OptArray(req, "LocalSecondaryIndexOverride"));
+  Constraints c;
+  c.NotNull("targetTableName", target.has_value());
+  c.TableName("targetTableName", target, 3, /*all_errors=*/true);
+  c.NotNull("backupArn", arn_opt.has_value());
+  c.Length("backupArn", arn_opt, 37, 1024);
+  c.Enum("billingModeOverride", billing, {"PROVISIONED", "PAY_PER_REQUEST"});
+  if (!c.ok()) return c.ToError();
+  ASSIGN_OR_RETURN(overrides, ParseRestoreOverrides(billing, throughput, gsis, lsis));
   ASSIGN_OR_RETURN(table, backups->StartRestore(*arn_opt, *target, overrides));
   return RenderUpdatedTable(s, *table);
 }

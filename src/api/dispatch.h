@@ -14,6 +14,7 @@
 namespace ttlstore::backup {
 class Backups;
 class Imports;
+class PitrRestores;
 }  // namespace ttlstore::backup
 namespace ttlstore::ttl {
 class ExpiryBackfiller;
@@ -35,6 +36,9 @@ struct Services {
   backup::Backups* backups = nullptr;
   // ImportTable and its describe/list (null: unknown operations).
   backup::Imports* imports = nullptr;
+  // Point-in-time recovery's restores and window (null: continuous backups are reported
+  // disabled and RestoreTableToPointInTime is an unknown operation).
+  backup::PitrRestores* pitr = nullptr;
   // Runs UpdateTimeToLive's backfills of the expiry index (null: run them inline).
   ttl::ExpiryBackfiller* ttl_backfiller = nullptr;
 };

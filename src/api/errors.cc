@@ -60,6 +60,11 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "BackupNotFoundException", "BackupNotFoundException"};
     case ErrorCode::kBackupInUse:
       return {400, DDB "BackupInUseException", "BackupInUseException"};
+    case ErrorCode::kPointInTimeRecoveryUnavailable:
+      return {400, DDB "PointInTimeRecoveryUnavailableException",
+              "PointInTimeRecoveryUnavailableException"};
+    case ErrorCode::kInvalidRestoreTime:
+      return {400, DDB "InvalidRestoreTimeException", "InvalidRestoreTimeException"};
     case ErrorCode::kPolicyNotFound:
       return {400, DDB "PolicyNotFoundException", "PolicyNotFoundException"};
     case ErrorCode::kImportConflict:

@@ -58,6 +58,10 @@ Result<std::string> DescribeBackup(const Services&, const rapidjson::Value&);
 Result<std::string> ListBackups(const Services&, const rapidjson::Value&);
 Result<std::string> DeleteBackup(const Services&, const rapidjson::Value&);
 Result<std::string> RestoreTableFromBackup(const Services&, const rapidjson::Value&);
+// Point-in-time recovery (pitr_api.cc).
+Result<std::string> DescribeContinuousBackups(const Services&, const rapidjson::Value&);
+Result<std::string> UpdateContinuousBackups(const Services&, const rapidjson::Value&);
+Result<std::string> RestoreTableToPointInTime(const Services&, const rapidjson::Value&);
 
 // Import from S3, from a local folder standing for S3 (import_api.cc).
 Result<std::string> ImportTable(const Services&, const rapidjson::Value&);

@@ -109,8 +109,11 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
   if (t.restore && !(t.restore->source_backup_arn.empty() && t.restore->source_table_arn.empty())) {
     w.Key("RestoreSummary");
     w.StartObject();
-    w.Key("SourceBackupArn");
-    WriteString(w, t.restore->source_backup_arn);
+    // A point-in-time restore has no backup (RestoreSummary.SourceBackupArn is optional).
+    if (!t.restore->source_backup_arn.empty()) {
+      w.Key("SourceBackupArn");
+      WriteString(w, t.restore->source_backup_arn);
+    }
     w.Key("SourceTableArn");
     WriteString(w, t.restore->source_table_arn);
     w.Key("RestoreDateTime");

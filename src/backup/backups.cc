@@ -92,7 +92,17 @@ Result<model::TableDescriptor> RestoredDescriptor(const BackupRecord& backup,
                                                   const std::string& target_name,
                                                   const RestoreOverrides& overrides,
                                                   int64_t now_ms) {
-  const model::TableDescriptor& src = backup.source;
+  model::RestoreSummary summary;
+  summary.source_backup_arn = backup.header.backup_arn;
+  summary.source_table_arn = backup.header.table_arn;
+  summary.restore_time_ms = now_ms;
+  return RestoredDescriptorFrom(backup.source, std::move(summary), target_name, overrides);
+}
+
+Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescriptor& src,
+                                                      model::RestoreSummary summary,
+                                                      const std::string& target_name,
+                                                      const RestoreOverrides& overrides) {
   model::TableDescriptor t;
   t.name = target_name;
   t.key = src.key;
@@ -128,17 +138,13 @@ Result<model::TableDescriptor> RestoredDescriptor(const BackupRecord& backup,
   t.ttl_enabled = src.ttl_enabled;
   t.ttl_attribute = src.ttl_attribute;
   t.tablestore = src.tablestore;
-  model::RestoreSummary summary;
-  summary.source_backup_arn = backup.header.backup_arn;
-  summary.source_table_arn = backup.header.table_arn;
-  summary.restore_time_ms = now_ms;
   summary.in_progress = true;
   t.restore = std::move(summary);
   return t;
 }
 
-Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::TableDescriptor& table,
-                  std::vector<PendingItem>& pending) {
+Status WriteRestoredItems(storage::Store& store, ops::ItemOps& items,
+                          const model::TableDescriptor& table, std::vector<RestoredItem>& pending) {
   std::vector<std::string> keys;
   keys.reserve(pending.size());
   for (const auto& p : pending) keys.push_back(p.key);
@@ -154,11 +160,24 @@ Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::Table
   return store.Write(batch);
 }
 
+Status FinishRestore(ops::TableCatalog& catalog, const model::TableDescriptor& table) {
+  ops::Front front = table.tablestore ? ops::Front::kTablestore : ops::Front::kDynamoDb;
+  auto updated = catalog.Update(
+      table.name,
+      [](model::TableDescriptor& t) {
+        if (t.restore) t.restore->in_progress = false;
+        return Status::Ok();
+      },
+      front);
+  if (!updated) return std::move(updated).error();
+  return Status::Ok();
+}
+
 Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatalog& catalog,
                      const model::TableDescriptor& table, BackupReader& reader,
                      const std::atomic<bool>& cancel, const Progress& progress) {
   std::string prefix = storage::TablePrefix(table.id);
-  std::vector<PendingItem> pending;
+  std::vector<RestoredItem> pending;
   std::unique_ptr<storage::WriteBatch> rows;
   size_t rows_in_batch = 0;
   int64_t done = 0;
@@ -191,28 +210,19 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
       if (!item) return Error::Validation("backup file holds a corrupt item");
       pending.push_back({std::move(full), std::move(*item)});
       if (pending.size() == kImportBatch) {
-        if (Status s = WriteItems(store, items, table, pending); !s) return s;
+        if (Status s = WriteRestoredItems(store, items, table, pending); !s) return s;
       }
     }
     if (++done % kProgressEvery == 0 && progress) progress(done);
   }
   if (!pending.empty()) {
-    if (Status s = WriteItems(store, items, table, pending); !s) return s;
+    if (Status s = WriteRestoredItems(store, items, table, pending); !s) return s;
   }
   if (rows) {
     if (Status s = store.Write(*rows); !s) return s;
   }
   if (progress) progress(done);
-  ops::Front front = table.tablestore ? ops::Front::kTablestore : ops::Front::kDynamoDb;
-  auto updated = catalog.Update(
-      table.name,
-      [](model::TableDescriptor& t) {
-        if (t.restore) t.restore->in_progress = false;
-        return Status::Ok();
-      },
-      front);
-  if (!updated) return std::move(updated).error();
-  return Status::Ok();
+  return FinishRestore(catalog, table);
 }
 
 void DropAbandonedRestores(ops::TableCatalog& catalog) {
@@ -220,6 +230,9 @@ void DropAbandonedRestores(ops::TableCatalog& catalog) {
     for (const auto& name : catalog.List(std::nullopt, SIZE_MAX, front).names) {
       ops::TablePtr t = catalog.Find(name, front);
       if (!t || !t->restore || !t->restore->in_progress) continue;
+      // A point-in-time restore (a source table, no backup) is the server's to start again
+      // (PitrRestores::ResumeInterrupted), not to drop. An import (neither) is dropped.
+      if (t->restore->source_backup_arn.empty() && !t->restore->source_table_arn.empty()) continue;
       spdlog::warn("event=restore_abandoned table={} backup={} message=\"a stop interrupted this "
                    "table's restore; dropping the partial table\"",
                    name, t->restore->source_backup_arn);

@@ -70,24 +70,33 @@ Result<model::TableDescriptor> RestoredDescriptor(const BackupRecord& backup,
                                                   const RestoreOverrides& overrides,
                                                   int64_t now_ms);
 
+// The same from any source descriptor (RestoreTableToPointInTime's source table): renamed, with
+// `overrides`, the TTL settings kept, `summary` (in_progress set here) recorded.
+Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescriptor& src,
+                                                      model::RestoreSummary summary,
+                                                      const std::string& target_name,
+                                                      const RestoreOverrides& overrides);
+
+// One item a restore loads: its full storage key in the restored table, and the item.
+struct RestoredItem {
+  std::string key;
+  model::Item item;
+};
+// Writes `pending` into `table` through the normal write path (item, stats, expiry entry, index
+// entries in one batch, under the items' locks), then clears it.
+Status WriteRestoredItems(storage::Store& store, ops::ItemOps& items,
+                          const model::TableDescriptor& table, std::vector<RestoredItem>& pending);
+// Clears the table's RestoreInProgress mark: the restore is whole.
+Status FinishRestore(ops::TableCatalog& catalog, const model::TableDescriptor& table);
+
 // Loads every record of `reader` into `table` (created by the caller with in_progress set), then
 // clears in_progress. Stops early, leaving the table marked, when `cancel` becomes true.
 Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatalog& catalog,
                      const model::TableDescriptor& table, BackupReader& reader,
                      const std::atomic<bool>& cancel, const Progress& progress);
 
-// An item to load, with its full storage key.
-struct PendingItem {
-  std::string key;
-  model::Item item;
-};
-
-// Writes `pending` into `table` in one batch under the items' locks, through ItemOps::AddPut (so
-// indexes, the expiry index and stats follow), then clears it. Used by restores and imports.
-Status WriteItems(storage::Store& store, ops::ItemOps& items, const model::TableDescriptor& table,
-                  std::vector<PendingItem>& pending);
-
-// Drops tables whose restore a stop interrupted. Call after TableCatalog::Load.
+// Drops tables whose restore from a backup a stop interrupted (point-in-time restores are
+// PitrRestores::ResumeInterrupted's). Call after TableCatalog::Load.
 void DropAbandonedRestores(ops::TableCatalog& catalog);
 
 // "arn:aws:dynamodb:<region>:<account>:table/<table>/backup/<ms, 14 digits>-<8 hex>"

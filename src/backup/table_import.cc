@@ -361,11 +361,11 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
   }
   std::map<std::string, model::ValueType> key_types;
   for (const auto& def : table->attribute_definitions) key_types[def.name] = def.type;
-  std::vector<PendingItem> pending;
+  std::vector<RestoredItem> pending;
   auto flush = [&]() -> Status {
     if (pending.empty()) return Status::Ok();
     size_t n = pending.size();
-    RETURN_IF_ERROR(WriteItems(store_, items_, *table, pending));
+    RETURN_IF_ERROR(WriteRestoredItems(store_, items_, *table, pending));
     imported += static_cast<int64_t>(n);
     return Status::Ok();
   };
@@ -462,11 +462,10 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
   }
   if (done.failure_code != "S3NoSuchBucket") {
     // The table is kept, with what was imported: ACTIVE.
-    auto updated = catalog_.Update(table->name, [](model::TableDescriptor& t) {
-      if (t.restore) t.restore->in_progress = false;
-      return Status::Ok();
-    });
-    if (!updated) spdlog::error("event=import_finish_failed table={}", table->name);
+    if (Status s = FinishRestore(catalog_, *table); !s) {
+      spdlog::error("event=import_finish_failed table={} message=\"{}\"", table->name,
+                    s.error().message());
+    }
   }
   if (Status s = Save(done); !s) {
     spdlog::error("event=import_record_write_failed import={} message=\"{}\"", arn,

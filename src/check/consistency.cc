@@ -1,4 +1,5 @@
 #include "check/consistency.h"
+#include "check/pitr_check.h"
 
 #include <fmt/format.h>
 
@@ -42,6 +43,8 @@ class Checker {
     RETURN_IF_ERROR(CheckIndexEntries());
     RETURN_IF_ERROR(CheckIndexStats());
     RETURN_IF_ERROR(CheckStreams());
+    RETURN_IF_ERROR(CheckPitrLog(store_, tables_, &report_.pitr_records,
+                                 [this](std::string text) { Problem(std::move(text)); }));
     return std::move(report_);
   }
 

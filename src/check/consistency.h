@@ -27,7 +27,9 @@
 //   - every Tablestore row belongs to a Tablestore table, its key matches the table's primary-key
 //     schema and its versions are in order;
 //   - every Tablestore row has exactly the purge-index entries its value calls for
-//     (versions/purge_index.h), and no entry names a row that does not need it.
+//     (versions/purge_index.h), and no entry names a row that does not need it;
+//   - every PITR change-log record decodes and belongs to a live table with PITR enabled, and
+//     its old image carries the key it names (check/pitr_check.h).
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
 // while TTL was off, a dropped table) are harmless, the sweeper drops them, and are only counted.
 #pragma once
@@ -52,6 +54,7 @@ struct CheckReport {
   uint64_t stream_records = 0;
   uint64_t expired_stream_records = 0;  // past retention, left for the trimmer
   uint64_t ttl_backfill_items = 0;      // items a pending TTL backfill has still to index
+  uint64_t pitr_records = 0;            // PITR change-log records
   uint64_t problem_count = 0;
   // The first problems found, one sentence each (at most kMaxListedProblems).
   std::vector<std::string> problems;

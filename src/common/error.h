@@ -56,6 +56,11 @@ enum class ErrorCode {
   kBackupNotFound,
   // Backups: another backup operation (a restore from it) is under way. HTTP 400.
   kBackupInUse,
+  // Point-in-time recovery: the source table of RestoreTableToPointInTime does not have it
+  // enabled. HTTP 400.
+  kPointInTimeRecoveryUnavailable,
+  // Point-in-time recovery: RestoreDateTime is outside the table's restorable window. HTTP 400.
+  kInvalidRestoreTime,
   // Resource-based policies: the resource has no policy, or not the revision the caller
   // expected (ExpectedRevisionId). HTTP 400.
   kPolicyNotFound,

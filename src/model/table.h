@@ -123,6 +123,8 @@ struct Tag {
 // How a table made by RestoreTableFromBackup (or `ttlstore restore`) came to be: DescribeTable's
 // RestoreSummary. Persisted.
 struct RestoreSummary {
+  // Empty for a point-in-time restore (RestoreTableToPointInTime), whose restore_time_ms is the
+  // point in time restored to.
   std::string source_backup_arn;
   std::string source_table_arn;
   int64_t restore_time_ms = 0;
@@ -138,6 +140,17 @@ struct TtlBackfill {
   // The last item key (storage/key_codec.h) whose entry is committed; the job resumes after it.
   // Empty: nothing done yet. Every item at or before it has its expiry entry.
   std::string cursor;
+};
+
+// Point-in-time recovery (UpdateContinuousBackups). Persisted. While set, every write to the
+// table also adds its old image to the table's change log (storage/pitr_log.h).
+struct PitrSettings {
+  // When logging began: the earliest restorable time. 0 while enabling is pending: the change
+  // log is already written, but requests holding the table's descriptor from before may still
+  // write unlogged; UpdateContinuousBackups sets it once they are done (ops/table_ops.h).
+  int64_t enabled_ms = 0;
+  // RecoveryPeriodInDays (1-35; the service's default is 35).
+  int32_t recovery_period_days = 35;
 };
 
 struct TableDescriptor {
@@ -181,6 +194,8 @@ struct TableDescriptor {
   std::optional<RestoreSummary> restore;
   // The table's resource-based policy, if any (it governs the table's indexes too).
   std::optional<ResourcePolicy> resource_policy;
+  // Set while point-in-time recovery is enabled.
+  std::optional<PitrSettings> pitr;
 
   // The enabled stream, or nullptr: the only thing the write path looks at.
   const StreamInfo* enabled_stream() const {

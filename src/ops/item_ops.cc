@@ -2,10 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "index/index_writer.h"
 #include "model/expiry.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
+#include "storage/pitr_log.h"
 #include "storage/key_codec.h"
 
 namespace ttlstore::ops {
@@ -144,10 +147,31 @@ void UpdateExpiryEntry(storage::WriteBatch& batch, const model::TableDescriptor&
 
 }  // namespace
 
+ItemOps::ItemOps(storage::Store& store)
+    : store_(store),
+      // Started from the wall clock in ns, so that numbers keep rising across restarts even when
+      // two writes of one item share a millisecond on either side of a restart.
+      pitr_seq_(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count())),
+      streams_(store) {}
+
+void ItemOps::AddPitrRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                            const std::string& encoded_key, const ReadOutcome& old) {
+  if (!table.pitr) return;
+  std::string old_image;
+  if (old.item) old_image = storage::EncodeItem(*old.item);
+  batch.Put(storage::Family::kPitr,
+            storage::PitrLogKey(table.id, pitr_clock_->NowMs(), ++pitr_seq_, encoded_key),
+            storage::EncodePitrValue(old.item ? &old_image : nullptr));
+}
+
 void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& encoded_key, const model::Item& item, size_t item_size,
                      const ReadOutcome& old) {
   batch.PutItem(encoded_key, storage::EncodeItem(item));
+  AddPitrRecord(batch, table, encoded_key, old);
   batch.AddStats(table.id, old.item ? 0 : 1,
                  static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
   UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
@@ -172,6 +196,7 @@ void ItemOps::AddDelete(storage::WriteBatch& batch, const model::TableDescriptor
                         WriteOrigin origin) {
   if (!old.item) return;
   batch.DeleteItem(encoded_key);
+  AddPitrRecord(batch, table, encoded_key, old);
   batch.AddStats(table.id, -1, -static_cast<int64_t>(old.size));
   UpdateExpiryEntry(batch, table, encoded_key, &*old.item, nullptr);
   index::AddIndexChanges(batch, table, encoded_key, &*old.item, nullptr);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "expr/condition.h"
 #include "expr/update.h"
@@ -61,7 +62,13 @@ model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item);
 
 class ItemOps {
  public:
-  explicit ItemOps(storage::Store& store) : store_(store), streams_(store) {}
+  explicit ItemOps(storage::Store& store);
+
+  // The clock that dates PITR change-log records (storage/pitr_log.h); not owned. Default: the
+  // system clock. The server sets its own (which `--clock-start-ms` may shift), so records and
+  // DescribeContinuousBackups' window agree. Call before serving.
+  void set_pitr_clock(const Clock* clock) { pitr_clock_ = clock ? clock : &system_clock_; }
+  const Clock& pitr_clock() const { return *pitr_clock_; }
 
   // Writes `item` if `condition` (may be null) holds for the old item.
   // REQUIRES: ValidateItemKey passed and the item is within the size limit.
@@ -83,7 +90,8 @@ class ItemOps {
   // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
   Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
   // Adds the write of `item` (replacing `old`) to `batch` with all its companions: the stats
-  // delta, the expiry-index entry, secondary-index entries and the stream record. Counts TTL
+  // delta, the expiry-index entry, secondary-index entries, the stream record and, when the
+  // table has PITR, the change-log record of the old image. Counts TTL
   // values that look like milliseconds (see ms_like_ttl_writes).
   void AddPut(storage::WriteBatch& batch, const model::TableDescriptor& table,
               const std::string& encoded_key, const model::Item& item, size_t item_size,
@@ -120,7 +128,16 @@ class ItemOps {
   Result<ReadOutcome> ReadAndCheck(const std::string& encoded_key,
                                    const expr::Condition* condition, WriteOutcome* out);
 
+  // Adds the PITR change-log record of a write replacing `old` (nothing unless the table has
+  // PITR). REQUIRES: the caller holds the key's lock (records of one item are dated and
+  // numbered in the order they commit).
+  void AddPitrRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
+                     const std::string& encoded_key, const ReadOutcome& old);
+
   storage::Store& store_;
+  SystemClock system_clock_;
+  const Clock* pitr_clock_ = &system_clock_;
+  std::atomic<uint64_t> pitr_seq_;
   KeyLocks locks_;
   streams::StreamLog streams_;
   std::atomic<uint64_t> ms_like_ttl_writes_{0};

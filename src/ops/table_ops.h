@@ -85,6 +85,19 @@ class TableCatalog : public index::IndexCatalog {
                                   storage::WriteBatch& batch, const std::string& cursor,
                                   bool done);
 
+  // UpdateContinuousBackups' change (ops/table_pitr.cc). Enabling starts the table's change
+  // log: the catalog write turns logging on (enabled_ms 0, pending), then, once no request
+  // still holds a descriptor from before (they could write unlogged), a second write dates it:
+  // enabled_ms, the earliest restorable time. Enabling an enabled table changes only its
+  // RecoveryPeriodInDays (`days`, when given). Disabling drops the change log in the same
+  // batch as the catalog write. TableNotFoundException "Table not found: <name>" if missing;
+  // ResourceInUseException while the table is being restored.
+  Result<TablePtr> SetPointInTimeRecovery(const std::string& name, bool enabled,
+                                          std::optional<int32_t> days);
+  // Dates the PITR enables a stop left pending (enabled_ms 0): after a restart no request holds
+  // an older descriptor. Call after Load, before serving.
+  Status FinishPendingPitrEnables();
+
   // Creates a table from `spec` (name, key schema, definitions, billing, tags); fills id, uuid
   // and creation time. ResourceInUseException if the name is taken.
   Result<TablePtr> Create(model::TableDescriptor spec);

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -15,6 +16,8 @@
 #include "auth/sigv4.h"
 #include "backup/backups.h"
 #include "backup/table_import.h"
+#include "backup/pitr_restore.h"
+#include "backup/pitr_trimmer.h"
 #include "cli/backup_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
@@ -52,6 +55,10 @@ struct ServeFlags {
   int64_t stream_shard_rollover_s = 4 * 3600;
   std::string backup_dir;
   std::string export_dir;
+  // Point-in-time recovery: the most history any table keeps, in hours (fractions allowed, for
+  // tests). The service keeps up to 35 days; the cost is the old image of every write to a
+  // PITR table within the window (docs/background-jobs.md, "PITR change log").
+  double pitr_window_hours = 24;
 };
 
 // Whether `host` only reaches this machine.
@@ -130,8 +137,19 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   ops::ItemOps items(**store);
+  items.set_pitr_clock(&clock);
   items.streams().set_rollover_ms(flags.stream_shard_rollover_s * 1000);
-  // A restore a stop interrupted left a partial table: drop it (backup/backups.h).
+  // A PITR enable a stop cut short between its two catalog writes gets its start time now.
+  if (Status s = catalog.FinishPendingPitrEnables(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  // A point-in-time restore a stop interrupted starts again from its source at the same point
+  // (backup/pitr_restore.h); any other restore a stop interrupted left a partial table: drop it
+  // (backup/backups.h).
+  const int64_t pitr_window_ms = static_cast<int64_t>(flags.pitr_window_hours * 3'600'000.0);
+  backup::PitrRestores pitr_restores(**store, catalog, items, clock, pitr_window_ms);
+  pitr_restores.ResumeInterrupted();
   backup::DropAbandonedRestores(catalog);
   backup::Backups backups(**store, catalog, items, clock,
                           flags.backup_dir.empty() ? flags.data_dir + "/backups" : flags.backup_dir);
@@ -167,6 +185,10 @@ int Serve(const ServeFlags& flags) {
   api::Services services{catalog, items, tokens, clock};
   services.backups = &backups;
   services.imports = &imports;
+  services.pitr = &pitr_restores;
+  // Keeps every PITR change log to its window; a tenth of the window between passes, 1-60 s.
+  backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
+                                   std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000));
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, items.locks(), catalog);
   services.index_builder = &index_builder;
@@ -236,6 +258,7 @@ int Serve(const ServeFlags& flags) {
   spdlog::set_level(level);
   sweeper.Start();
   stream_trimmer.Start();
+  pitr_trimmer.Start();
   index_builder.Start();
   ttl_backfiller.Start();
   purge_scheduler.Start();
@@ -243,6 +266,7 @@ int Serve(const ServeFlags& flags) {
   purge_scheduler.Stop();
   sweeper.Stop();
   stream_trimmer.Stop();
+  pitr_trimmer.Stop();
   index_builder.Stop();
   ttl_backfiller.Stop();
   spdlog::info("event=stopped");
@@ -279,12 +303,13 @@ int Check(const std::string& data_dir) {
   auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
               "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
-              "stream records (%llu past retention), %llu problems\n",
+              "stream records (%llu past retention), %llu PITR change-log records, %llu problems\n",
               report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
               n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
               n(report->stale_expiry_entries), n(report->index_entries),
               n(report->dropped_index_entries), n(report->stream_records),
-              n(report->expired_stream_records), n(report->problem_count));
+              n(report->expired_stream_records), n(report->pitr_records),
+              n(report->problem_count));
   return report->ok() ? 0 : 1;
 }
 
@@ -374,6 +399,12 @@ int main(int argc, char** argv) {
                     "service's four hours; 0: never; lower it for testing readers that follow "
                     "shard lineage)")
       ->check(CLI::Range(int64_t{0}, int64_t{86400 * 365}));
+  serve->add_option("--pitr-window-hours", flags.pitr_window_hours,
+                    "Most history point-in-time recovery keeps for any table, in hours; a "
+                    "table's RecoveryPeriodInDays is capped by it. Costs the old image of every "
+                    "write to a PITR table within the window (default: 24; the service keeps up "
+                    "to 35 days = 840)")
+      ->check(CLI::Range(0.0005, 840.0));
   serve->add_option("--clock-start-ms", flags.clock_start_ms,
                     "For testing: start the server's clock at this epoch time in ms (it then "
                     "advances in real time)");

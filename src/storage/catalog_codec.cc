@@ -30,6 +30,7 @@ enum Tag : uint64_t {
   kRestore = 25,        // nested RestoreTag fields: how a restored table came to be
   kTtlBackfill = 26,    // nested TtlBackfillTag fields: the TTL backfill still to finish
   kResourcePolicy = 27, // nested PolicyTag fields: the table's resource-based policy
+  kPitr = 28,           // nested PitrTag fields: point-in-time recovery settings
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
 };
 
@@ -43,6 +44,12 @@ enum RestoreTag : uint64_t {
 
 std::string EncodeRestore(const model::RestoreSummary& r);
 bool DecodeRestore(std::string_view in, model::RestoreSummary* r);
+
+// Fields inside a kPitr payload; persisted.
+enum PitrTag : uint64_t {
+  kPitrEnabledMs = 1,  // varint: when logging began (0: enabling still pending)
+  kPitrDays = 2,       // varint: RecoveryPeriodInDays
+};
 
 // Fields inside a kResourcePolicy payload (and a stream's kStreamPolicy); persisted.
 enum PolicyTag : uint64_t {
@@ -308,6 +315,19 @@ bool DecodeRestore(std::string_view in, model::RestoreSummary* r) {
   return true;
 }
 
+bool DecodePitr(std::string_view in, model::PitrSettings* pitr) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    if (tag != kPitrEnabledMs && tag != kPitrDays) continue;
+    if (!GetVarintPayload(p, &v)) return false;
+    if (tag == kPitrEnabledMs) pitr->enabled_ms = static_cast<int64_t>(v);
+    if (tag == kPitrDays) pitr->recovery_period_days = static_cast<int32_t>(v);
+  }
+  return true;
+}
+
 bool DecodeTtlBackfill(std::string_view in, model::TtlBackfill* b) {
   while (!in.empty()) {
     uint64_t tag;
@@ -354,6 +374,12 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
     PutField(&out, kTtlBackfill, p);
   }
   if (t.resource_policy) PutField(&out, kResourcePolicy, EncodePolicy(*t.resource_policy));
+  if (t.pitr) {
+    std::string p;
+    PutVarintField(&p, kPitrEnabledMs, static_cast<uint64_t>(t.pitr->enabled_ms));
+    PutVarintField(&p, kPitrDays, static_cast<uint64_t>(t.pitr->recovery_period_days));
+    PutField(&out, kPitr, p);
+  }
   return out;
 }
 
@@ -399,6 +425,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kRestore: ok = DecodeRestore(p, &t.restore.emplace()); break;
       case kTtlBackfill: ok = DecodeTtlBackfill(p, &t.ttl_backfill.emplace()); break;
       case kResourcePolicy: ok = DecodePolicy(p, &t.resource_policy.emplace()); break;
+      case kPitr: ok = DecodePitr(p, &t.pitr.emplace()); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

@@ -146,6 +146,8 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   batch_->DeleteRange(store_.rows_, begin, PrefixSuccessor(begin));
   // The table's purge-index entries (versions/purge_index.h: keys begin with the table id).
   batch_->DeleteRange(store_.purge_, begin, PrefixSuccessor(begin));
+  // Its PITR change log (storage/pitr_log.h: keys begin with the table id).
+  if (store_.pitr_) batch_->DeleteRange(store_.pitr_, begin, PrefixSuccessor(begin));
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   batch_->Delete(store_.catalog_, table.name);
@@ -230,6 +232,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"streams", cf_options},
       {"rows", rows_options},
       {"purge", cf_options},
+      {"pitr", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;
@@ -241,10 +244,13 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     // A data dir last opened by a server older than the purge index has no `purge` family, and
     // a read-only open cannot create it: open without it (read-only users never read it).
     std::vector<std::string> existing;
+    // Likewise for the `pitr` family (newer still): the families missing are the last ones.
     if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(db_options), options.path, &existing)
-            .ok() &&
-        std::find(existing.begin(), existing.end(), "purge") == existing.end()) {
-      families.pop_back();
+            .ok()) {
+      while (families.size() > 1 &&
+             std::find(existing.begin(), existing.end(), families.back().name) == existing.end()) {
+        families.pop_back();
+      }
     }
     s = rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(db_options), options.path, families,
                                      &store->handles_, &db);
@@ -280,6 +286,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->streams_ = store->handles_[6];
   store->rows_ = store->handles_[7];
   store->purge_ = store->handles_.size() > 8 ? store->handles_[8] : nullptr;
+  store->pitr_ = store->handles_.size() > 9 ? store->handles_[9] : nullptr;
   return store;
 }
 
@@ -371,6 +378,7 @@ rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
     case Family::kStreams: return streams_;
     case Family::kRows: return rows_;
     case Family::kPurge: return purge_;
+    case Family::kPitr: return pitr_;
   }
   return streams_;
 }

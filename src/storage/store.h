@@ -16,6 +16,8 @@
 //   rows     the versioned rows of Tablestore-model tables (src/versions owns the layout)
 //   purge    the purge index: which rows can hold versions their table's options hide
 //            (versions/purge_index.h), written in the same batch as each row
+//   pitr     the point-in-time-recovery change log of tables with PITR enabled: each write's
+//            old image, dated, in the same batch as the write (storage/pitr_log.h)
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -72,7 +74,7 @@ struct TableStats {
 class Store;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
-enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge };
+enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr };
 
 // One atomic write. Build it, then Store::Write it.
 class WriteBatch {
@@ -103,7 +105,8 @@ class WriteBatch {
   void PutTable(const model::TableDescriptor& table);
   // The store this batch writes to (for reads that decide what the batch holds).
   const Store& store() const { return store_; }
-  // Removes the table's catalog entry, every item, its index entries and all its stats.
+  // Removes the table's catalog entry, every item, its index entries, its PITR change log and
+  // all its stats.
   void DropTable(const model::TableDescriptor& table);
 
  private:
@@ -220,6 +223,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* streams_ = nullptr;
   rocksdb::ColumnFamilyHandle* rows_ = nullptr;
   rocksdb::ColumnFamilyHandle* purge_ = nullptr;
+  rocksdb::ColumnFamilyHandle* pitr_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

@@ -154,6 +154,15 @@ ROWS = [
      "The provided key element does not match the schema", "CONF"),
     ("put_item", dict(Item={"pk": S("p"), "sk": S("s"), "big": S("x" * 410_000)}), V,
      "Item size has exceeded the maximum allowed size", "CONF"),
+    # ---- point-in-time recovery (docs/compatibility.md, "Point-in-time recovery") -------------
+    ("restore_table_to_point_in_time", dict(TableName=None, SourceTableName="no_such_src",
+                                            TargetTableName="no_such_dst"), V,
+     "Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be "
+     "specified, but not both", "SC"),
+    ("restore_table_to_point_in_time", dict(TableName=None, SourceTableName="no_such_src",
+                                            TargetTableName="no_such_dst",
+                                            UseLatestRestorableTime=True),
+     "TableNotFoundException", "Table not found: no_such_src", "SC"),
 ]
 
 

@@ -251,14 +251,14 @@ def test_describe_endpoints_names_this_server(server, endpoint, ddb):
 
 
 def test_unknown_operation_is_counted_and_logged_under_its_name(server):
-    status, _, body = raw_call(server.port, TARGET + "DescribeContinuousBackups",
+    status, _, body = raw_call(server.port, TARGET + "DescribeContributorInsights",
                                {"TableName": "t"})
     assert status == 400
     assert json.loads(body) == {"__type": "com.amazon.coral.service#UnknownOperationException"}
     _, _, metrics = request(server.port, "GET", "/metrics")
-    assert re.search(rb'ttlstore_requests_total\{operation="DescribeContinuousBackups",'
+    assert re.search(rb'ttlstore_requests_total\{operation="DescribeContributorInsights",'
                      rb'outcome="UnknownOperationException"\} [1-9]', metrics)
-    assert "event=unknown_operation target=\"DynamoDB_20120810.DescribeContinuousBackups\"" in \
+    assert "event=unknown_operation target=\"DynamoDB_20120810.DescribeContributorInsights\"" in \
         server.log_text()
 
 
