@@ -79,6 +79,10 @@ Result<std::string> DescribeStream(const Services&, const rapidjson::Value&);
 Result<std::string> GetShardIterator(const Services&, const rapidjson::Value&);
 Result<std::string> GetRecords(const Services&, const rapidjson::Value&);
 
+// CreateTable's request as the descriptor of a new table, validated with the service's messages
+// (table_api.cc); ImportTable decodes its TableCreationParameters with it too.
+Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson::Value& req);
+
 // The table's ARN: arn:aws:dynamodb:<region>:<account>:table/<name>.
 std::string TableArn(const Services& s, const std::string& table_name);
 

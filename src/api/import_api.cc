@@ -6,20 +6,17 @@
 
 #include "api/handlers.h"
 #include "api/import_lines.h"
+#include "api/item_common.h"
 #include "api/json_parse.h"
 #include "api/request.h"
 #include "backup/table_import.h"
 
 namespace ttlstore::api {
 
-Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson::Value& req);
-
 namespace {
 
 using backup::ImportRecord;
 using backup::ImportStatus;
-
-std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
 
 Result<backup::Imports*> ImportsOf(const Services& s) {
   if (!s.imports) return Error(ErrorCode::kUnknownOperation, "");
@@ -62,14 +59,19 @@ void WriteBucketSource(JsonWriter& w, const backup::ImportSpec& spec) {
   w.EndObject();
 }
 
-void WriteDescription(JsonWriter& w, const Services& s, const ImportRecord& r) {
-  w.StartObject();
+// The members an ImportTableDescription and an ImportSummary begin with.
+void WriteImportHead(JsonWriter& w, const ImportRecord& r) {
   w.Key("ImportArn");
   WriteString(w, r.arn);
   w.Key("ImportStatus");
   w.String(backup::ImportStatusName(r.status));
   w.Key("TableArn");
   WriteString(w, r.table_arn);
+}
+
+void WriteDescription(JsonWriter& w, const Services& s, const ImportRecord& r) {
+  w.StartObject();
+  WriteImportHead(w, r);
   w.Key("TableId");
   WriteString(w, r.table_id);
   w.Key("ClientToken");
@@ -136,7 +138,8 @@ bool BucketNameOk(const std::string& b) {
   return b.find("..") == std::string::npos;
 }
 
-// The import id part of "…:table/<name>/import/<id>"; nullopt if `arn` is not an import ARN.
+// Whether `arn` has an import ARN's shape, "arn:aws:dynamodb:…:table/<name>/import/<id>",
+// with a valid table name and a non-empty id.
 bool ImportArnOk(const std::string& arn) {
   if (arn.size() < 37 || arn.size() > 1024 || arn.rfind("arn:aws:dynamodb:", 0) != 0) return false;
   size_t table = arn.find(":table/");
@@ -336,12 +339,7 @@ Result<std::string> ListImports(const Services& s, const rapidjson::Value& req) 
       break;
     }
     w.StartObject();
-    w.Key("ImportArn");
-    WriteString(w, r.arn);
-    w.Key("ImportStatus");
-    w.String(backup::ImportStatusName(r.status));
-    w.Key("TableArn");
-    WriteString(w, r.table_arn);
+    WriteImportHead(w, r);
     w.Key("S3BucketSource");
     WriteBucketSource(w, r.spec);
     w.Key("CloudWatchLogGroupArn");

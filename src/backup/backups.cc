@@ -48,12 +48,16 @@ Result<BackupRecord> Summarize(const std::string& path) {
 
 }  // namespace
 
-std::string NewBackupArn(const std::string& table_arn, int64_t now_ms) {
+std::string NewArnId(int64_t now_ms) {
   thread_local std::mt19937 rng{std::random_device{}()};
   char id[32];
   std::snprintf(id, sizeof id, "%014lld-%08x", static_cast<long long>(now_ms),
                 static_cast<unsigned>(rng()));
-  return table_arn + "/backup/" + id;
+  return id;
+}
+
+std::string NewBackupArn(const std::string& table_arn, int64_t now_ms) {
+  return table_arn + "/backup/" + NewArnId(now_ms);
 }
 
 std::string BackupFileName(const std::string& backup_arn) {

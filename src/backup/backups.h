@@ -99,6 +99,8 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
 // PitrRestores::ResumeInterrupted's). Call after TableCatalog::Load.
 void DropAbandonedRestores(ops::TableCatalog& catalog);
 
+// "<ms, 14 digits>-<8 hex>": the last part of backup and import ARNs.
+std::string NewArnId(int64_t now_ms);
 // "arn:aws:dynamodb:<region>:<account>:table/<table>/backup/<ms, 14 digits>-<8 hex>"
 std::string NewBackupArn(const std::string& table_arn, int64_t now_ms);
 // The file name a backup ARN is stored under: "<ms>-<hex>.ttlbak".

@@ -3,10 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "backup/backups.h"
@@ -79,19 +77,6 @@ std::string Unescape(std::string_view v) {
     }
   }
   return out;
-}
-
-std::string ImportId(int64_t now_ms) {
-  static std::mt19937_64 rng{std::random_device{}()};
-  static std::mutex mu;
-  uint32_t r;
-  {
-    std::lock_guard lock(mu);
-    r = static_cast<uint32_t>(rng());
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%014lld-%08x", static_cast<long long>(now_ms), r);
-  return buf;
 }
 
 std::string IdOf(const std::string& arn) { return arn.substr(arn.rfind('/') + 1); }
@@ -300,7 +285,7 @@ Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor tabl
   if (!created) return std::move(created).error();
   ops::TablePtr t = *created;
   ImportRecord r;
-  r.arn = table_arn + "/import/" + ImportId(now);
+  r.arn = table_arn + "/import/" + NewArnId(now);
   r.spec = std::move(spec);
   r.table_name = t->name;
   r.table_arn = table_arn;
@@ -344,7 +329,6 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
   }
   const ImportSpec& spec = r.spec;
   int64_t imported = 0, errors = 0, bytes = 0;
-  bool read_any = false;
   // A CloudWatch-style line per item error, as the service writes to its log group.
   auto log_error = [&](const std::string& object, uint64_t line, const std::string& what) {
     ++errors;
@@ -431,7 +415,6 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
         if (!*more) break;
       }
       bytes += static_cast<int64_t>(reader.bytes_read());
-      read_any = read_any || reader.bytes_read() > 0;
       if (!status) break;
     }
     if (status) status = flush();
@@ -441,7 +424,7 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
   done.imported_items = imported;
   done.errors = errors;
   done.processed_items = imported + errors;
-  done.processed_bytes = read_any ? bytes : -1;
+  done.processed_bytes = bytes > 0 ? bytes : -1;  // absent until something was read
   if (!status && failure_code == "S3NoSuchBucket") {
     done.status = ImportStatus::kFailed;
     done.failure_code = failure_code;
