@@ -455,6 +455,7 @@ HttpServer::~HttpServer() = default;
 Status HttpServer::Listen() { return impl_->Listen(); }
 uint16_t HttpServer::port() const { return impl_->acceptor_->local_endpoint().port(); }
 bool HttpServer::tls() const { return impl_->tls_.has_value(); }
+int HttpServer::threads() const { return static_cast<int>(impl_->workers_.size()); }
 void HttpServer::Run() { impl_->Run(); }
 void HttpServer::Stop() { impl_->Stop(); }
 

@@ -61,6 +61,8 @@ class HttpServer {
   uint16_t port() const;
   // Whether the listener speaks TLS (after Listen).
   bool tls() const;
+  // How many threads serve connections.
+  int threads() const;
   // Serves until SIGINT/SIGTERM or Stop(); returns once every connection has closed.
   void Run();
   // Thread-safe; may be called from any thread or a signal handler's executor.

@@ -38,6 +38,9 @@
 
 namespace {
 
+// Serving threads under --sync when --threads is not given (see Serve).
+constexpr int kSyncServingThreads = 32;
+
 struct ServeFlags {
   ttlstore::server::ServerOptions server;
   std::string data_dir = "./ttlstore-data";
@@ -113,6 +116,12 @@ int Serve(const ServeFlags& flags) {
   std::optional<auth::SigV4Verifier> sigv4;
   std::optional<auth::PolicySet> policies;
   ServeFlags effective = flags;
+  // Group commit under --sync: a serving thread waits in the write's fsync, so with one thread
+  // per core only two writes could ever share an fsync. RocksDB puts every writer that is
+  // waiting when a write group forms into that group, with one WAL write and one fsync, and a
+  // write stays invisible until its group's fsync is done. So more threads, mostly asleep in
+  // fsync, is what lets one fsync carry many writes (BENCHMARKS.md, "--sync").
+  if (flags.sync && flags.server.threads == 0) effective.server.threads = kSyncServingThreads;
   if (credentials) {
     sigv4.emplace(*credentials);
     effective.server.sigv4 = &*sigv4;
@@ -251,9 +260,9 @@ int Serve(const ServeFlags& flags) {
   // Scripts and tests wait for this line, so it is written whatever the log level.
   auto listening = spdlog::level::info;
   if (spdlog::get_level() > listening) spdlog::set_level(listening);
-  spdlog::info("event=listening address={}://{}:{} data_dir={} sync={}",
+  spdlog::info("event=listening address={}://{}:{} data_dir={} sync={} threads={}",
                http.tls() ? "https" : "http", flags.server.host, http.port(), flags.data_dir,
-               flags.sync);
+               flags.sync, http.threads());
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   sweeper.Start();
@@ -332,7 +341,8 @@ int main(int argc, char** argv) {
                   "fsync the write-ahead log before acknowledging each write (survives power "
                   "loss; slower). Without it, writes survive a process crash.");
   serve->add_option("--threads", flags.server.threads,
-                    "Threads serving connections (default: 0 = one per core)");
+                    "Threads serving connections (default: 0 = one per core; with --sync, " +
+                        std::to_string(kSyncServingThreads) + ", so that writes share fsyncs)");
   serve->add_option("--idle-timeout-seconds", flags.server.idle_timeout_seconds,
                     "Close a keep-alive connection after this long without a request (default: 300)")
       ->check(CLI::Range(1, 86400));
