@@ -12,6 +12,7 @@
 #include "api/resource_policy_doc.h"
 #include "auth/resource_policy.h"
 #include "expr/update.h"
+#include "model/arn.h"
 #include "ops/resource_policies.h"
 #include "streams/shard_iterator.h"
 #include "streams/stream_names.h"
@@ -66,7 +67,7 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
   const std::string op = OperationOf(target);
   const std::string action = "dynamodb:" + op;
   auto arn = [&](const std::string& table) {
-    return "arn:aws:dynamodb:" + region + ":" + account_id + ":table/" + table;
+    return model::TableArn(region, account_id, table);
   };
   rapidjson::Document req;
   if (ParseJson(body, &req) != JsonParse::kOk || !req.IsObject()) return {{action, {"*"}, std::nullopt}};
@@ -180,7 +181,7 @@ namespace {
 std::shared_ptr<const ParsedPolicyCache::Statements> GoverningPolicy(const Services& s,
                                                                      const std::string& resource) {
   static ParsedPolicyCache cache;
-  const std::string prefix = "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/";
+  const std::string prefix = model::TableArnPrefix(s.region, s.account_id);
   if (resource.rfind(prefix, 0) != 0) return nullptr;
   std::string_view rest = std::string_view(resource).substr(prefix.size());
   size_t slash = rest.find('/');

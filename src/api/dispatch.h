@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "model/arn.h"
 #include "ops/item_ops.h"
 #include "ops/multi_item_ops.h"
 #include "ops/table_ops.h"
@@ -28,8 +29,8 @@ struct Services {
   ops::ItemOps& items;
   ops::IdempotencyCache& tokens;  // TransactWriteItems ClientRequestToken
   const Clock& clock;
-  std::string region = "us-east-1";
-  std::string account_id = "000000000000";
+  std::string region = model::kDefaultRegion;
+  std::string account_id = model::kDefaultAccountId;
   // Runs UpdateTable's index backfills and drops in the background (null: run them inline).
   index::IndexBuilder* index_builder = nullptr;
   // On-demand backups and restores (null: the backup operations are unknown operations).

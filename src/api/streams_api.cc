@@ -10,6 +10,7 @@
 #include "api/request.h"
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
+#include "model/arn.h"
 #include "streams/shard_iterator.h"
 #include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
@@ -81,7 +82,7 @@ Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t 
   }
   std::optional<int64_t> ms = streams::ParseStreamLabel(std::string_view(arn).substr(mark + 8));
   if (!ms) return malformed;
-  std::string prefix = std::string(kArnStart) + s.region + ":" + s.account_id + ":table/";
+  std::string prefix = model::TableArnPrefix(s.region, s.account_id);
   if (arn.rfind(prefix, 0) != 0 || mark < prefix.size()) return StreamNotFound(arn);
   std::string name = arn.substr(prefix.size(), mark - prefix.size());
   if (ops::TablePtr t = s.catalog.Find(name)) {

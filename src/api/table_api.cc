@@ -11,6 +11,7 @@
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
 #include "api/tags.h"
+#include "model/arn.h"
 #include "model/expiry.h"
 #include "ops/resource_policies.h"
 #include "streams/stream_names.h"
@@ -189,7 +190,7 @@ Result<std::string> RenderUpdatedTable(const Services& s, const model::TableDesc
 }
 
 std::string TableArn(const Services& s, const std::string& table_name) {
-  return "arn:aws:dynamodb:" + s.region + ":" + s.account_id + ":table/" + table_name;
+  return model::TableArn(s.region, s.account_id, table_name);
 }
 
 Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson::Value& req) {

@@ -12,14 +12,13 @@
 #include "backup/backups.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
+#include "model/arn.h"
 #include "ops/table_ops.h"
 #include "storage/catalog_codec.h"
 #include "storage/store.h"
 
 namespace ttlstore::cli {
 namespace {
-
-constexpr char kDefaultArnPrefix[] = "arn:aws:dynamodb:us-east-1:000000000000:table/";
 
 // "\r[########............]  40%  4000/10000 items" on stderr, at most ten times a second, and
 // a last line with the count and the rate.
@@ -90,7 +89,7 @@ int Backup(const BackupFlags& f) {
   auto stats = (*store)->GetStats(table->id);
   backup::BackupHeader header;
   header.created_ms = clock.NowMs();
-  header.table_arn = kDefaultArnPrefix + table->name;
+  header.table_arn = model::TableArn(model::kDefaultRegion, model::kDefaultAccountId, table->name);
   header.backup_arn = backup::NewBackupArn(header.table_arn, header.created_ms);
   header.backup_name = f.name.empty() ? table->name + "-backup" : f.name;
   header.table_descriptor = storage::EncodeTableDescriptor(*table);
