@@ -68,6 +68,9 @@ def main():
                     help="spread the expiry times evenly over this many seconds (default: 0, "
                          "all in one second)")
     ap.add_argument("--timeout", type=float, default=120, help="give up after this many seconds")
+    ap.add_argument("--load-rate", type=float, default=15000,
+                    help="items/s the load is expected to reach; the expiry time is set that far "
+                         "ahead (lower it on a slow or busy machine)")
     args = ap.parse_args()
 
     c = client(args.endpoint)
@@ -79,7 +82,7 @@ def main():
                           TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"})
     # Everything expires at one whole second, far enough ahead for the load to finish.
     t0 = time.time()
-    expires = int(t0 + 5 + args.items / 15000)
+    expires = int(t0 + 5 + args.items / args.load_rate)
 
     def expires_of(i):
         if not args.spread:
