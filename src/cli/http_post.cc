@@ -40,7 +40,9 @@ HttpReply HttpPost(const HttpEndpoint& endpoint, const std::string& target,
     stream.expires_after(std::chrono::seconds(30));
     stream.connect(resolver.resolve(endpoint.host, endpoint.port));
     http::request<http::string_body> req{http::verb::post, target, 11};
-    req.set(http::field::host, endpoint.host);
+    // RFC 9110: the port is part of Host unless it is the scheme's default (SigV4 signs it).
+    req.set(http::field::host,
+            endpoint.port == "80" ? endpoint.host : endpoint.host + ":" + endpoint.port);
     for (const auto& [name, value] : headers) req.set(name, value);
     req.body() = body;
     req.prepare_payload();
