@@ -671,3 +671,32 @@ def test_cli_signs_its_calls_for_a_server_that_checks_signatures(start_server, t
     bad = cli("export", "--endpoint", srv.endpoint, "-t", "sig", "--bucket", "signed",
               "--access-key-id", "AKIDEXPORT", "--secret-access-key", "wrong")
     assert bad.returncode == 1 and "InvalidSignatureException" in bad.stderr, bad.stderr
+
+
+def test_policies_govern_exports_by_their_source_table(start_server, tmp_path):
+    import boto3
+    from e2e_util import REGION, client_config
+    (tmp_path / "credentials").write_text("ADMIN adminsecret\nEXPORTER exportersecret\n")
+    (tmp_path / "policies.json").write_text(json.dumps({
+        "ADMIN": [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}],
+        "EXPORTER": [{"Effect": "Allow", "Action": ["dynamodb:ExportTableToPointInTime",
+                                                    "dynamodb:DescribeExport"],
+                      "Resource": ARN + "Public*"}]}))
+    srv = start_server(tmp_path / "data", ["--credentials", str(tmp_path / "credentials"),
+                                           "--policies", str(tmp_path / "policies.json")])
+    mk = lambda key, secret: boto3.session.Session().client(  # noqa: E731
+        "dynamodb", endpoint_url=srv.endpoint, region_name=REGION, aws_access_key_id=key,
+        aws_secret_access_key=secret, config=client_config())
+    admin, exporter = mk("ADMIN", "adminsecret"), mk("EXPORTER", "exportersecret")
+    make_bucket(srv, "pol")
+    for name in ("PublicData", "Secrets"):
+        e2e_util.create_table(admin, name)
+        enable_pitr(admin, name)
+    e = ddb_error(exporter.export_table_to_point_in_time, TableArn=ARN + "Secrets", S3Bucket="pol")
+    assert (e.code, e.message) == (
+        "AccessDeniedException",
+        "User: arn:aws:iam::000000000000:user/EXPORTER is not authorized to perform: "
+        "dynamodb:ExportTableToPointInTime on resource: " + ARN + "Secrets because no "
+        "identity-based policy allows the dynamodb:ExportTableToPointInTime action")
+    d = exporter.export_table_to_point_in_time(TableArn=ARN + "PublicData", S3Bucket="pol")
+    assert wait_export(exporter, d["ExportDescription"]["ExportArn"])["ExportStatus"] == "COMPLETED"
