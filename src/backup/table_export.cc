@@ -281,38 +281,40 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
     return Error(ErrorCode::kPointInTimeRecoveryUnavailable,
                  "Point in time recovery is not enabled for table '" + table_name + "'");
   }
-  {
-    std::lock_guard lock(mu_);
-    // A ClientToken names one export for its window: the same request gets it back (also once
-    // it has ended), any other is a conflict.
-    for (const auto& [arn, r] : records_) {
-      if (r.spec.client_token != spec.client_token) continue;
-      const int64_t since = r.end_ms > 0 ? r.end_ms : r.start_ms;
-      if (now - since > kTokenWindowMs) continue;
-      if (SameExportRequest(r.spec, spec)) return r;
-      return Error(ErrorCode::kExportConflict,
-                   "Export conflict: Duplicate request detected with conflicting parameters");
-    }
-  }
-  RETURN_IF_ERROR(CheckTimes(*table, spec, now));
   // A copy: a held catalog version would hold up the table's DeleteTable and UpdateTable.
   auto descriptor = std::make_shared<const model::TableDescriptor>(*table);
   table.reset();
-  // Every write dated at or before the point must have committed before the views open.
-  const int64_t point = spec.type == ExportType::kFull ? spec.export_ms : spec.to_ms;
+  ExportRecord r;
+  {
+    // The token check and the new record are one step, so two replays at once are one export.
+    std::lock_guard lock(mu_);
+    // A ClientToken names one export for its window: the same request gets it back (also once
+    // it has ended), any other is a conflict.
+    for (const auto& [arn, old] : records_) {
+      if (old.spec.client_token != spec.client_token) continue;
+      const int64_t since = old.end_ms > 0 ? old.end_ms : old.start_ms;
+      if (now - since > kTokenWindowMs) continue;
+      if (SameExportRequest(old.spec, spec)) return old;
+      return Error(ErrorCode::kExportConflict,
+                   "Export conflict: Duplicate request detected with conflicting parameters");
+    }
+    RETURN_IF_ERROR(CheckTimes(*descriptor, spec, now));
+    r.start_ms = now;
+    r.arn = spec.table_arn + "/export/" + NewArnId(now);
+    r.table_id = descriptor->uuid;
+    r.spec = std::move(spec);
+    RETURN_IF_ERROR(Save(r));
+    records_.emplace(r.arn, r);
+  }
+  // Every write dated at or before the point must have committed before the views open (a
+  // crash meanwhile leaves the record IN_PROGRESS: FAILED at the next start).
+  const bool full = r.spec.type == ExportType::kFull;
+  const int64_t point = full ? r.spec.export_ms : r.spec.to_ms;
   int64_t wait_ms = point + kCommitLagMs - clock_.NowMs();
   if (wait_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-  const int64_t log_from = spec.type == ExportType::kFull ? spec.export_ms + 1 : spec.from_ms;
+  const int64_t log_from = full ? r.spec.export_ms + 1 : r.spec.from_ms;
   auto views = std::make_shared<PitrViews>(OpenPitrViews(store_, descriptor->id, log_from));
-
-  ExportRecord r;
-  r.start_ms = now;
-  r.arn = spec.table_arn + "/export/" + NewArnId(now);
-  r.table_id = descriptor->uuid;
-  r.spec = std::move(spec);
   std::lock_guard lock(mu_);
-  RETURN_IF_ERROR(Save(r));
-  records_.emplace(r.arn, r);
   spdlog::info("event=export_started export={} type={} bucket={} prefix=\"{}\" format={}", r.arn,
                ExportTypeName(r.spec.type), r.spec.bucket, r.spec.prefix,
                ExportFormatName(r.spec.format));

@@ -700,3 +700,24 @@ def test_policies_govern_exports_by_their_source_table(start_server, tmp_path):
         "identity-based policy allows the dynamodb:ExportTableToPointInTime action")
     d = exporter.export_table_to_point_in_time(TableArn=ARN + "PublicData", S3Bucket="pol")
     assert wait_export(exporter, d["ExportDescription"]["ExportArn"])["ExportStatus"] == "COMPLETED"
+
+
+def test_simultaneous_replays_of_one_client_token_are_one_export(server, ddb, table_name):
+    make_bucket(server)
+    e2e_util.create_table(ddb, table_name)
+    enable_pitr(ddb, table_name)
+    arns, token = [], "same-" + table_name
+
+    def call():
+        arns.append(make_client(server.endpoint).export_table_to_point_in_time(
+            TableArn=ARN + table_name, S3Bucket="exports", ClientToken=token)[
+            "ExportDescription"]["ExportArn"])
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(arns) == 4 and len(set(arns)) == 1
+    mine = [s for s in api(server.port, "ListExports", {"TableArn": ARN + table_name})[
+        "ExportSummaries"]]
+    assert [s["ExportArn"] for s in mine] == arns[:1]
