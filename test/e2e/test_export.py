@@ -573,6 +573,9 @@ def test_kill_during_a_big_export_leaves_no_complete_manifest_and_a_failed_recor
     again = ddb2.export_table_to_point_in_time(TableArn=ARN + "big", S3Bucket="crash")
     final = wait_export(ddb2, again["ExportDescription"]["ExportArn"], timeout=300)
     assert final["ItemCount"] == 40000
+    # Over 64 MiB of lines: more than one data file, each counted and checksummed.
+    assert len(check_layout(bucket_dir, "", final)) == 40000
+    assert len(list((export_folder(bucket_dir, "", final["ExportArn"]) / "data").iterdir())) >= 2
     srv2.stop()
     check_data_dir(srv.data_dir)
 
