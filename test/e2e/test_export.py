@@ -1,5 +1,5 @@
 """ExportTableToPointInTime, DescribeExport and ListExports through boto3 (issue 22), into a local
-folder that stands for S3 (bucket B is <data dir>/s3/B), and `ttlstore export` / `ttlstore import`.
+folder that stands for S3 (bucket B is <data dir>/s3/B); the CLI is test_export_cli.py.
 The service's behaviour and texts, with their sources, are in docs/compatibility.md, "Export to
 S3"; the file layout in docs/formats.md.
 """
@@ -9,8 +9,6 @@ import base64
 import gzip
 import hashlib
 import json
-import os
-import subprocess
 import threading
 import time
 from decimal import Decimal
@@ -20,7 +18,7 @@ import pytest
 from boto3.dynamodb.types import Binary, TypeSerializer
 
 import e2e_util
-from e2e_util import TTLSTORE_BIN, assert_error, check_data_dir, ddb_error, make_client, normalize_sets
+from e2e_util import assert_error, check_data_dir, ddb_error, make_client, normalize_sets
 from test_pitr import Writer, create_source, enable_pitr, expected_at, scan_all
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/"
@@ -150,10 +148,6 @@ def make_bucket(server, name="exports") -> Path:
     return path
 
 
-def create_indexed(ddb, name):
-    create_source(ddb, name, ttl=True)
-
-
 def table_spec():
     return {
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
@@ -198,7 +192,7 @@ def by_key(items):
 @pytest.mark.parametrize("fmt", ["DYNAMODB_JSON", "ION"])
 def test_export_then_import_round_trips_every_type_index_and_ttl(server, ddb, table_name, fmt):
     bucket_dir = make_bucket(server)
-    create_indexed(ddb, table_name)
+    create_source(ddb, table_name, ttl=True)
     for item in ITEMS:
         ddb.put_item(TableName=table_name, Item=low_level(item))
     enable_pitr(ddb, table_name)
@@ -260,7 +254,7 @@ def test_an_empty_table_exports_one_empty_data_file(server, ddb, table_name):
 
 def test_export_at_a_past_time_under_concurrent_writes_equals_the_model(server, ddb, table_name):
     bucket_dir = make_bucket(server)
-    create_indexed(ddb, table_name)
+    create_source(ddb, table_name, ttl=True)
     enable_pitr(ddb, table_name)
     w = Writer(server.endpoint, table_name, keys=60, threads=3, seed=7).start()
     try:
@@ -578,102 +572,6 @@ def test_kill_during_a_big_export_leaves_no_complete_manifest_and_a_failed_recor
     assert len(list((export_folder(bucket_dir, "", final["ExportArn"]) / "data").iterdir())) >= 2
     srv2.stop()
     check_data_dir(srv.data_dir)
-
-
-# --------------------------------------------------------------------------------------------
-# The command line
-# --------------------------------------------------------------------------------------------
-
-
-def cli(*args, timeout=300):
-    return subprocess.run([TTLSTORE_BIN, *args], capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
-
-
-def test_cli_export_on_the_data_dir_and_import_with_the_server_stopped(start_server):
-    srv = start_server()
-    ddb = make_client(srv.endpoint)
-    bucket_dir = make_bucket(srv, "cli")
-    e2e_util.create_table(ddb, "src", range_key=("sk", "N"))
-    for item in ITEMS:
-        ddb.put_item(TableName="src", Item=low_level(item))
-    data = str(srv.data_dir)
-    # While the server runs: a read-only view.
-    p = cli("export", "--data-dir", data, "-t", "src", "--bucket", "cli", "--prefix", "off")
-    assert p.returncode == 0, p.stderr
-    assert "export [" in p.stderr and f"export {len(ITEMS)} items in" in p.stderr
-    arn, manifest = p.stdout.split()
-    assert arn.startswith(ARN + "src/export/")
-    summary = json.loads(Path(manifest).read_bytes())
-    assert summary["itemCount"] == len(ITEMS)
-    data_prefix = summary["manifestFilesS3Key"].rsplit("/", 1)[0] + "/data/"
-    # The server holds the data dir: an import on it is refused, and nothing is written.
-    p = cli("import", "--data-dir", data, "-t", "copy", "--bucket", "cli", "--prefix", data_prefix,
-            "--compression", "GZIP", "--hash-key", "pk:S", "--range-key", "sk:N")
-    assert p.returncode == 1 and "Stop it first" in p.stderr, p.stderr
-    # --export-time needs PITR.
-    p = cli("export", "--data-dir", data, "-t", "src", "--bucket", "cli", "--export-time", "1")
-    assert p.returncode == 1 and "Point in time recovery is not enabled" in p.stderr
-    p = cli("export", "--data-dir", data, "-t", "nope", "--bucket", "cli")
-    assert p.returncode == 1 and "Table not found: nope" in p.stderr
-    p = cli("export", "--data-dir", data, "-t", "src", "--bucket", "cli", "--format", "CSV")
-    assert p.returncode == 2 and "CSV not in" in p.stderr  # a usage error
-    expected = by_key(scan_all(ddb, "src"))
-    srv.stop()
-    p = cli("import", "--data-dir", data, "-t", "copy", "--bucket", "cli", "--prefix", data_prefix,
-            "--compression", "GZIP", "--hash-key", "pk:S", "--range-key", "sk:N")
-    assert p.returncode == 0, p.stderr
-    assert f"import {len(ITEMS)} items in" in p.stderr
-    check_data_dir(data)
-    srv2 = start_server(data)
-    ddb2 = make_client(srv2.endpoint)
-    assert by_key(scan_all(ddb2, "copy")) == expected
-    assert ddb2.describe_import(ImportArn=p.stdout.strip())["ImportTableDescription"][
-        "ImportStatus"] == "COMPLETED"
-
-
-def test_cli_export_and_import_through_the_endpoint(server, ddb, table_name):
-    make_bucket(server, "online")
-    e2e_util.create_table(ddb, table_name, range_key=("sk", "N"))
-    for item in ITEMS:
-        ddb.put_item(TableName=table_name, Item=low_level(item))
-    p = cli("export", "--endpoint", server.endpoint, "-t", table_name, "--bucket", "online")
-    assert p.returncode == 1
-    assert f"PointInTimeRecoveryUnavailableException: Point in time recovery is not enabled " \
-           f"for table '{table_name}'" in p.stderr
-    enable_pitr(ddb, table_name)
-    p = cli("export", "--endpoint", server.endpoint, "-t", table_name, "--bucket", "online",
-            "--format", "ION")
-    assert p.returncode == 0, p.stderr
-    arn, manifest_key = p.stdout.split()
-    assert ddb.describe_export(ExportArn=arn)["ExportDescription"]["ExportFormat"] == "ION"
-    p = cli("import", "--endpoint", server.endpoint, "-t", table_name + "_cp", "--bucket",
-            "online", "--prefix", manifest_key.rsplit("/", 1)[0] + "/data/", "--format", "ION",
-            "--compression", "GZIP", "--hash-key", "pk:S", "--range-key", "sk:N")
-    assert p.returncode == 0, p.stderr
-    assert by_key(scan_all(ddb, table_name + "_cp")) == by_key(scan_all(ddb, table_name))
-    p = cli("export", "--endpoint", server.endpoint, "-t", table_name, "--bucket", "missing-bkt")
-    assert p.returncode == 1 and "S3NoSuchBucket" in p.stderr
-    p = cli("export", "--endpoint", "http://127.0.0.1:1", "-t", table_name, "--bucket", "x")
-    assert p.returncode == 1 and "ConnectionError" in p.stderr
-
-
-def test_cli_signs_its_calls_for_a_server_that_checks_signatures(start_server, tmp_path):
-    creds = tmp_path / "credentials"
-    creds.write_text("AKIDEXPORT s3cr3t/with+chars\n")
-    srv = start_server(extra_args=["--credentials", str(creds)])
-    make_bucket(srv, "signed")
-    client = e2e_util.make_client(srv.endpoint)
-    client._request_signer._credentials.access_key = "AKIDEXPORT"
-    client._request_signer._credentials.secret_key = "s3cr3t/with+chars"
-    e2e_util.create_table(client, "sig")
-    enable_pitr(client, "sig")
-    ok = cli("export", "--endpoint", srv.endpoint, "-t", "sig", "--bucket", "signed",
-             "--access-key-id", "AKIDEXPORT", "--secret-access-key", "s3cr3t/with+chars")
-    assert ok.returncode == 0, ok.stderr
-    bad = cli("export", "--endpoint", srv.endpoint, "-t", "sig", "--bucket", "signed",
-              "--access-key-id", "AKIDEXPORT", "--secret-access-key", "wrong")
-    assert bad.returncode == 1 and "InvalidSignatureException" in bad.stderr, bad.stderr
 
 
 def test_policies_govern_exports_by_their_source_table(start_server, tmp_path):
