@@ -140,6 +140,15 @@ std::vector<Access> AccessesOf(std::string_view target, std::string_view body,
     std::string r = Str(req, "ImportArn");
     return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
   }
+  if (op == "ExportTableToPointInTime") {
+    // The table it reads (as in IAM, where the resource is the source table's ARN).
+    std::string r = Str(req, "TableArn");
+    return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
+  }
+  if (op == "DescribeExport") {
+    std::string r = Str(req, "ExportArn");
+    return {{action, {r.empty() ? "*" : r}, std::set<std::string>{}}};
+  }
   if (op == "RestoreTableToPointInTime") {
     // The source table read (by name or ARN), and the table it creates.
     std::string source = Str(req, "SourceTableArn");

@@ -15,6 +15,7 @@
 namespace ttlstore::backup {
 class Backups;
 class Imports;
+class Exports;
 class PitrRestores;
 }  // namespace ttlstore::backup
 namespace ttlstore::ttl {
@@ -37,6 +38,8 @@ struct Services {
   backup::Backups* backups = nullptr;
   // ImportTable and its describe/list (null: unknown operations).
   backup::Imports* imports = nullptr;
+  // ExportTableToPointInTime and its describe/list (null: unknown operations).
+  backup::Exports* exports = nullptr;
   // Point-in-time recovery's restores and window (null: continuous backups are reported
   // disabled and RestoreTableToPointInTime is an unknown operation).
   backup::PitrRestores* pitr = nullptr;

@@ -71,6 +71,12 @@ WireError ToWire(ErrorCode code) {
       return {400, DDB "ImportConflictException", "ImportConflictException"};
     case ErrorCode::kImportNotFound:
       return {400, DDB "ImportNotFoundException", "ImportNotFoundException"};
+    case ErrorCode::kExportConflict:
+      return {400, DDB "ExportConflictException", "ExportConflictException"};
+    case ErrorCode::kExportNotFound:
+      return {400, DDB "ExportNotFoundException", "ExportNotFoundException"};
+    case ErrorCode::kInvalidExportTime:
+      return {400, DDB "InvalidExportTimeException", "InvalidExportTimeException"};
     case ErrorCode::kStorageUnavailable:
       return {500, DDB "InternalServerError", "InternalServerError"};
     case ErrorCode::kInternal:

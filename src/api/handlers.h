@@ -67,6 +67,14 @@ Result<std::string> RestoreTableToPointInTime(const Services&, const rapidjson::
 Result<std::string> ImportTable(const Services&, const rapidjson::Value&);
 Result<std::string> DescribeImport(const Services&, const rapidjson::Value&);
 Result<std::string> ListImports(const Services&, const rapidjson::Value&);
+// S3BucketSource.S3Bucket's and S3Bucket's pattern, ^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$, and never
+// a path outside the bucket root (import_api.cc).
+bool S3BucketNameOk(const std::string& bucket);
+
+// Export to S3, into a local folder standing for S3 (export_api.cc).
+Result<std::string> ExportTableToPointInTime(const Services&, const rapidjson::Value&);
+Result<std::string> DescribeExport(const Services&, const rapidjson::Value&);
+Result<std::string> ListExports(const Services&, const rapidjson::Value&);
 
 // PartiQL (partiql/partiql_api.cc).
 Result<std::string> ExecuteStatement(const Services&, const rapidjson::Value&);

@@ -125,19 +125,6 @@ std::string Described(const Services& s, const ImportRecord& r) {
   return Finish(buf);
 }
 
-bool BucketNameOk(const std::string& b) {
-  // S3BucketSource.S3Bucket's pattern: ^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$
-  auto alnum = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  };
-  if (b.size() < 2 || !alnum(b.front()) || !alnum(b.back())) return false;
-  for (char c : b) {
-    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
-  }
-  // Never a path outside the bucket root.
-  return b.find("..") == std::string::npos;
-}
-
 // Whether `arn` has an import ARN's shape, "arn:aws:dynamodb:…:table/<name>/import/<id>",
 // with a valid table name and a non-empty id.
 bool ImportArnOk(const std::string& arn) {
@@ -186,6 +173,19 @@ std::optional<std::string> DecodeToken(const std::string& token) {
 
 }  // namespace
 
+bool S3BucketNameOk(const std::string& b) {
+  // S3BucketSource.S3Bucket's pattern: ^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (b.size() < 2 || !alnum(b.front()) || !alnum(b.back())) return false;
+  for (char c : b) {
+    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
+  }
+  // Never a path outside the bucket root.
+  return b.find("..") == std::string::npos;
+}
+
 Result<std::string> ImportTable(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(imports, ImportsOf(s));
   ASSIGN_OR_RETURN(token, OptString(req, "ClientToken"));
@@ -212,7 +212,7 @@ Result<std::string> ImportTable(const Services& s, const rapidjson::Value& req) 
     owner = o;
     c.NotNull("s3BucketSource.s3Bucket", bucket.has_value());
     c.Length("s3BucketSource.s3Bucket", bucket, 0, 255);
-    if (bucket && bucket->size() <= 255 && !BucketNameOk(*bucket)) {
+    if (bucket && bucket->size() <= 255 && !S3BucketNameOk(*bucket)) {
       c.Add("Value '" + *bucket +
             "' at 's3BucketSource.s3Bucket' failed to satisfy constraint: Member must satisfy "
             "regular expression pattern: ^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$");

@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "backup/pitr_view.h"
 #include "backup/pitr_window.h"
 #include "model/expiry.h"
 #include "storage/item_codec.h"
@@ -23,19 +24,11 @@ Error TableNotFound(const std::string& name) {
   return Error(ErrorCode::kTableNotFound, "Table not found: " + name);
 }
 
-// What the restore thread reads: both views were opened by the request, items first.
-struct RestoreViews {
-  std::unique_ptr<storage::ItemIterator> items;
-  std::unique_ptr<storage::ItemIterator> log;
-};
-
-// The item image `encoded` as the target gets it, or nullopt when it is not restored (absent,
-// or its TTL had expired by the restore point).
+// The item image `encoded` as the target gets it, or nullopt when it is not restored (its TTL
+// had expired by the restore point).
 Result<std::optional<model::Item>> Restorable(const model::TableDescriptor& source,
-                                              const std::optional<std::string>& encoded,
-                                              int64_t restore_ms) {
-  if (!encoded) return std::optional<model::Item>();
-  auto item = storage::DecodeItem(*encoded);
+                                              const std::string& encoded, int64_t restore_ms) {
+  auto item = storage::DecodeItem(encoded);
   if (!item) return Error::Internal("corrupt item image in the PITR change log");
   if (source.ttl_enabled) {
     std::optional<int64_t> due = model::ExpiryDueMs(*item, source.ttl_attribute);
@@ -45,45 +38,24 @@ Result<std::optional<model::Item>> Restorable(const model::TableDescriptor& sour
 }
 
 Status Load(storage::Store& store, ops::ItemOps& items, const model::TableDescriptor& source,
-            const model::TableDescriptor& target, int64_t restore_ms, RestoreViews& views,
+            const model::TableDescriptor& target, int64_t restore_ms, PitrViews& views,
             const std::atomic<bool>& cancel, int64_t* loaded) {
-  UndoSet undo(restore_ms);
-  for (auto& it = views.log; it->Valid(); it->Next()) {
-    storage::PitrLogRecord r;
-    if (!storage::DecodePitrRecord(it->key(), it->value(), &r)) {
-      return Error::Internal("corrupt PITR change-log record");
-    }
-    undo.Add(std::move(r));
-    if (cancel.load()) return Error::Internal("restore cancelled by shutdown");
-  }
-  RETURN_IF_ERROR(views.log->status());
-  auto& images = undo.images();
   const std::string prefix = storage::TablePrefix(target.id);
   std::vector<RestoredItem> pending;
-  auto add = [&](std::string_view source_key,
-                 const std::optional<std::string>& encoded) -> Status {
-    ASSIGN_OR_RETURN(item, Restorable(source, encoded, restore_ms));
-    if (!item) return Status::Ok();
-    pending.push_back({prefix + std::string(source_key.substr(kTableIdBytes)), std::move(*item)});
-    ++*loaded;
-    if (pending.size() == kRestoreBatch) {
-      if (cancel.load()) return Error::Internal("restore cancelled by shutdown");
-      return WriteRestoredItems(store, items, target, pending);
-    }
-    return Status::Ok();
-  };
-  for (auto& it = views.items; it->Valid(); it->Next()) {
-    std::string key(it->key());
-    if (auto undone = images.find(key); undone != images.end()) {
-      RETURN_IF_ERROR(add(key, undone->second));
-      images.erase(undone);
-    } else {
-      RETURN_IF_ERROR(add(key, std::optional<std::string>(std::string(it->value()))));
-    }
-  }
-  RETURN_IF_ERROR(views.items->status());
-  // Items deleted since the restore point.
-  for (const auto& [key, image] : images) RETURN_IF_ERROR(add(key, image));
+  RETURN_IF_ERROR(ForEachItemAt(
+      views, restore_ms, cancel,
+      [&](std::string_view source_key, const std::string& encoded) -> Status {
+        ASSIGN_OR_RETURN(item, Restorable(source, encoded, restore_ms));
+        if (!item) return Status::Ok();
+        pending.push_back(
+            {prefix + std::string(source_key.substr(kTableIdBytes)), std::move(*item)});
+        ++*loaded;
+        if (pending.size() == kRestoreBatch) {
+          if (cancel.load()) return Error::Internal("restore cancelled by shutdown");
+          return WriteRestoredItems(store, items, target, pending);
+        }
+        return Status::Ok();
+      }));
   if (!pending.empty()) RETURN_IF_ERROR(WriteRestoredItems(store, items, target, pending));
   return Status::Ok();
 }
@@ -138,13 +110,8 @@ Result<ops::TablePtr> PitrRestores::Start(const PitrRestoreRequest& request) {
 Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_desc,
                                            model::TableDescriptor spec, int64_t restore_ms) {
   const std::string target_name = spec.name;
-  // Items first, then the log (see the header): a write between the two is in the log.
-  RestoreViews views;
-  const std::string prefix = storage::TablePrefix(source_desc.id);
-  views.items = store_.ScanItems(prefix, storage::PrefixSuccessor(prefix), false, nullptr);
-  views.log = store_.ScanFamily(storage::Family::kPitr,
-                                storage::PitrLogBound(source_desc.id, restore_ms + 1),
-                                storage::PitrLogTableEnd(source_desc.id), false, nullptr);
+  // Items first, then the log of the writes after the point (backup/pitr_view.h).
+  PitrViews views = OpenPitrViews(store_, source_desc.id, restore_ms + 1);
   auto created = catalog_.Create(std::move(spec));
   if (!created) {
     if (created.error().code() == ErrorCode::kResourceInUse) {
@@ -154,7 +121,7 @@ Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_
   }
   ops::TablePtr target = *created;
   auto source = std::make_shared<const model::TableDescriptor>(source_desc);
-  auto shared_views = std::make_shared<RestoreViews>(std::move(views));
+  auto shared_views = std::make_shared<PitrViews>(std::move(views));
   std::lock_guard lock(mu_);
   threads_.emplace_back("pitr-restore", [this, source, target, restore_ms, shared_views] {
     int64_t loaded = 0;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backup/backups.h"
+#include "backup/record_file.h"
 #include "dataio/csv_item.h"
 #include "dataio/ion_item.h"
 #include "dataio/record_reader.h"
@@ -50,35 +51,6 @@ constexpr size_t kBatchItems = 100;
 // The service's ClientToken window ("valid for 8 hours", ImportTable's API reference).
 constexpr int64_t kTokenWindowMs = 8LL * 3600 * 1000;
 
-// ---- record files ------------------------------------------------------------------------------
-
-std::string Escape(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string Unescape(std::string_view v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i] == '\\' && i + 1 < v.size()) {
-      out += v[i + 1] == 'n' ? '\n' : v[i + 1];
-      ++i;
-    } else {
-      out += v[i];
-    }
-  }
-  return out;
-}
-
 std::string IdOf(const std::string& arn) { return arn.substr(arn.rfind('/') + 1); }
 
 // The objects of `prefix` in `bucket_dir`: regular files whose path relative to it starts with
@@ -101,7 +73,7 @@ std::vector<std::pair<std::string, std::string>> ListObjects(const fs::path& buc
 
 std::string EncodeImportRecord(const ImportRecord& r) {
   std::ostringstream o;
-  auto put = [&](const char* name, const std::string& v) { o << name << '=' << Escape(v) << '\n'; };
+  auto put = [&](const char* name, const std::string& v) { o << name << '=' << EscapeRecordValue(v) << '\n'; };
   put("arn", r.arn);
   put("status", ImportStatusName(r.status));
   put("table_name", r.table_name);
@@ -147,7 +119,7 @@ std::optional<ImportRecord> DecodeImportRecord(std::string_view text) {
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) return std::nullopt;
     std::string name(line.substr(0, eq));
-    std::string v = Unescape(line.substr(eq + 1));
+    std::string v = UnescapeRecordValue(line.substr(eq + 1));
     if (name == "arn") r.arn = v;
     else if (name == "status") {
       r.status = v == "COMPLETED" ? ImportStatus::kCompleted
@@ -200,6 +172,10 @@ Imports::Imports(storage::Store& store, ops::TableCatalog& catalog, ops::ItemOps
 
 Imports::~Imports() {
   cancel_.store(true);
+  WaitIdle();
+}
+
+void Imports::WaitIdle() {
   std::vector<Thread> running;
   {
     std::lock_guard lock(mu_);
@@ -209,19 +185,7 @@ Imports::~Imports() {
 }
 
 Status Imports::Save(const ImportRecord& r) const {
-  fs::path path = fs::path(records_dir_) / (IdOf(r.arn) + ".import");
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << EncodeImportRecord(r);
-    out.flush();
-    if (!out) return Error::Internal("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Error::Internal("cannot rename " + tmp.string() + ": " + ec.message());
-  return Status::Ok();
+  return SaveRecordFile(records_dir_, IdOf(r.arn) + ".import", EncodeImportRecord(r));
 }
 
 Status Imports::Load() {
@@ -351,6 +315,7 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
     size_t n = pending.size();
     RETURN_IF_ERROR(WriteRestoredItems(store_, items_, *table, pending));
     imported += static_cast<int64_t>(n);
+    items_written_ += static_cast<int64_t>(n);
     return Status::Ok();
   };
   // One item from one record: validated as PutItem validates it.

@@ -98,8 +98,10 @@ class Imports {
   // Oldest first.
   std::vector<ImportRecord> List() const;
 
-  // Waits for the imports under way (tests and shutdown).
+  // Waits for the imports under way (tests, the CLI and shutdown).
   void WaitIdle();
+  // Items written by the imports under way (the CLI's progress bar).
+  int64_t items_written() const { return items_written_.load(); }
 
  private:
   void Run(const std::string& arn, ops::TablePtr table);
@@ -116,6 +118,7 @@ class Imports {
   std::map<std::string, ImportRecord> records_;  // GUARDED_BY(mu_), by ARN
   std::vector<Thread> running_;                   // GUARDED_BY(mu_)
   std::atomic<bool> cancel_{false};
+  std::atomic<int64_t> items_written_{0};
 };
 
 // Record files: one "name=value" line per field, `\` escaping backslash and newline.

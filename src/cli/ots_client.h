@@ -6,20 +6,16 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/http_post.h"
 #include "common/result.h"
 #include "tablestore/ots_error.h"
 
 namespace ttlstore::cli {
 
-struct OtsEndpoint {
-  std::string host = "127.0.0.1";
-  std::string port = "8000";
+struct OtsEndpoint : HttpEndpoint {
   std::string access_key_id = "local";
   std::string access_key_secret = "local";
   std::string instance = "ttlstore";
-
-  // Parses "http://host[:port][/]"; false if it is not of that form (https is not supported).
-  bool SetUrl(const std::string& url);
 };
 
 struct OtsCallResult {

@@ -68,6 +68,14 @@ enum class ErrorCode {
   kImportConflict,
   // DescribeImport: no import has this ARN. HTTP 400.
   kImportNotFound,
+  // ExportTableToPointInTime: a ClientToken already names an export with other parameters.
+  // HTTP 400.
+  kExportConflict,
+  // DescribeExport: no export has this ARN. HTTP 400.
+  kExportNotFound,
+  // ExportTableToPointInTime: ExportTime, or an incremental export's period, is not one the
+  // table's point-in-time recovery can serve. HTTP 400.
+  kInvalidExportTime,
   // The data dir cannot take writes now (disk full, read-only file system); the message says
   // which and is shown to the client. Reads still work. HTTP 500 InternalServerError.
   kStorageUnavailable,

@@ -582,4 +582,10 @@ std::string FormatIonItemLine(const model::Item& item) {
   return out;
 }
 
+std::string FormatIonStruct(const model::Item& item) {
+  std::string out;
+  WriteMap(out, item);
+  return out;
+}
+
 }  // namespace ttlstore::dataio

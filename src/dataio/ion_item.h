@@ -27,4 +27,7 @@ Result<model::Item> ParseIonItemLine(std::string_view line);
 // The line the exporter writes for `item` (no trailing newline): `$ion_1_0 {Item:{...}}`.
 std::string FormatIonItemLine(const model::Item& item);
 
+// `item` as an Ion struct (`{name:value,...}`), as the exporter writes an image.
+std::string FormatIonStruct(const model::Item& item);
+
 }  // namespace ttlstore::dataio

@@ -12,13 +12,16 @@
 
 #include "api/authorize.h"
 #include "api/dispatch.h"
+#include "api/export_lines.h"
 #include "api/import_lines.h"
 #include "auth/sigv4.h"
 #include "backup/backups.h"
+#include "backup/table_export.h"
 #include "backup/table_import.h"
 #include "backup/pitr_restore.h"
 #include "backup/pitr_trimmer.h"
 #include "cli/backup_cli.h"
+#include "cli/data_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
@@ -58,6 +61,7 @@ struct ServeFlags {
   int64_t stream_shard_rollover_s = 4 * 3600;
   std::string backup_dir;
   std::string export_dir;
+  int64_t incremental_export_min_s = 900;
   // Point-in-time recovery: the most history any table keeps, in hours (fractions allowed, for
   // tests). The service keeps up to 35 days; the cost is the old image of every write to a
   // PITR table within the window (docs/background-jobs.md, "PITR change log").
@@ -190,10 +194,21 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
+  // ExportTableToPointInTime: records in <data-dir>/exports, files under --export-dir. An
+  // export a stop interrupted is marked FAILED here (backup/table_export.h).
+  backup::Exports exports(**store, catalog, clock, flags.data_dir + "/exports",
+                          flags.export_dir.empty() ? flags.data_dir + "/s3" : flags.export_dir,
+                          "000000000000", api::ExportJsonLines(), pitr_window_ms,
+                          flags.incremental_export_min_s * 1000);
+  if (Status s = exports.Load(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
   ops::IdempotencyCache tokens(clock);
   api::Services services{catalog, items, tokens, clock};
   services.backups = &backups;
   services.imports = &imports;
+  services.exports = &exports;
   services.pitr = &pitr_restores;
   // Keeps every PITR change log to its window; a tenth of the window between passes, 1-60 s.
   backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
@@ -391,6 +406,9 @@ int main(int argc, char** argv) {
   serve->add_option("--backup-dir", flags.backup_dir,
                     "Folder of the on-demand backups (CreateBackup, `ttlstore backup`) "
                     "(default: <data-dir>/backups)");
+  serve->add_option("--incremental-export-min-seconds", flags.incremental_export_min_s,
+                    "Shortest period of an incremental ExportTableToPointInTime (lower it for "
+                    "local testing) (default: 900, the service's 15 minutes)");
   serve->add_option("--tablestore-min-ttl", flags.tablestore_min_ttl,
                     "Smallest Tablestore table TTL in seconds other than -1 (default: 86400, "
                     "the service's; lower it for local testing)")
@@ -429,6 +447,9 @@ int main(int argc, char** argv) {
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
   ttlstore::cli::AddBackupCommands(app, &cli_exit);
+  ttlstore::cli::AddDataCommands(app, &cli_exit,
+                                 {ttlstore::api::DecodeImportJsonLine,
+                                  ttlstore::api::ExportJsonLines()});
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

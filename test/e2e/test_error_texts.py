@@ -163,6 +163,22 @@ ROWS = [
                                             TargetTableName="no_such_dst",
                                             UseLatestRestorableTime=True),
      "TableNotFoundException", "Table not found: no_such_src", "SC"),
+    # ---- export to S3 (docs/compatibility.md, "Export to S3") ------------------------------------
+    ("export_table_to_point_in_time", dict(TableName=None, TableArn="no_such_table",
+                                           S3Bucket="b1"), V,
+     INV + "tableArn is not a valid ARN", "SC"),
+    ("export_table_to_point_in_time",
+     dict(TableName=None, S3Bucket="b1",
+          TableArn="arn:aws:dynamodb:us-east-1:000000000000:table/no_such_table"),
+     "TableNotFoundException",
+     "Table not found: arn:aws:dynamodb:us-east-1:000000000000:table/no_such_table", "SC"),
+    ("export_table_to_point_in_time",
+     dict(TableName=None, S3Bucket="b1",
+          TableArn="arn:aws:dynamodb:us-east-1:000000000000:table/no_such_table/index/i"), V,
+     "Invalid Request: Table ARN is invalid.", "SC"),
+    ("describe_export",
+     dict(TableName=None, ExportArn="arn:aws:dynamodb:us-east-1:000000000000:table/no_such_table"),
+     V, "Invalid Export ARN", "SC"),
 ]
 
 

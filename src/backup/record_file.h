@@ -1,0 +1,20 @@
+// The small text files that keep the records of imports and exports across restarts
+// (<data-dir>/imports/<id>.import, <data-dir>/exports/<id>.export): one "name=value" line per
+// field, `\` escaping backslash and newline; replaced whole by write-to-temp, fsync and rename,
+// so a crash leaves the old record or the new one, never a mix (docs/formats.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace ttlstore::backup {
+
+std::string EscapeRecordValue(const std::string& v);
+std::string UnescapeRecordValue(std::string_view v);
+
+// Replaces `dir`/`name` with `text` (temp file, fsync, rename).
+Status SaveRecordFile(const std::string& dir, const std::string& name, const std::string& text);
+
+}  // namespace ttlstore::backup
