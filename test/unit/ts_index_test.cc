@@ -113,10 +113,12 @@ class TsIndexTest : public ::testing::Test {
   // Every row of the index, as GetRange returns them: "email/region/id age".
   std::vector<std::string> IndexRows() {
     RangeRequest req;
-    req.start = {{"email", CellValue::Marker(model::CellType::kInfMin)}};
-    req.end = {{"email", CellValue::Marker(model::CellType::kInfMax)}};
+    for (const char* c : {"email", "region", "id"}) {
+      req.start.push_back({c, CellValue::Marker(model::CellType::kInfMin)});
+      req.end.push_back({c, CellValue::Marker(model::CellType::kInfMax)});
+    }
     auto r = rows_->GetRange(IndexView(), req);
-    EXPECT_TRUE(r.ok());
+    EXPECT_TRUE(r.ok()) << r.error().message();
     std::vector<std::string> out;
     if (!r.ok()) return out;
     for (const auto& row : r->rows) {
@@ -275,12 +277,22 @@ TEST_F(TsIndexTest, CheckFindsAMissingAndAStaleIndexRow) {
                                      {"region", CellValue::String("eu")},
                                      {"id", CellValue::Integer(1)}});
   ASSERT_TRUE(key.ok());
+  auto stale_key = versions::EncodeRowKey(view.id, view.tablestore->primary_key,
+                                          {{"email", CellValue::String("b@x")},
+                                           {"region", CellValue::String("eu")},
+                                           {"id", CellValue::Integer(2)}});
+  ASSERT_TRUE(stale_key.ok());
+  versions::StoredRow stale;  // the attribute column lost: not what the table row implies
+  stale.columns = {{"", {{kNow, CellValue::Integer(0)}}}};
   storage::WriteBatch batch(*store_);
   batch.Delete(storage::Family::kRows, *key);
+  batch.Put(storage::Family::kRows, *stale_key, versions::EncodeRow(stale));
   ASSERT_TRUE(store_->Write(batch).ok());
   auto r = check::CheckStore(*store_, clock_.NowMs());
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->problem_count, 1u);
+  // The missing row (table side) and the stale one, seen from both sides.
+  EXPECT_EQ(r->problem_count, 3u);
+  for (const auto& p : r->problems) std::printf("check said: %s\n", p.c_str());
 }
 
 TEST_F(TsIndexTest, DroppedIndexRowsAreRemovedAndTheIdForgotten) {
