@@ -1,10 +1,14 @@
 // Load on the Tablestore front end through the official Node SDK (the client most users run):
-// PutRow, GetRow or GetRange (10 rows) at a fixed concurrency for a bounded time. Reports ops/s,
+// PutRow, BatchWriteRow (100 new rows), GetRow or GetRange (10 rows) at a fixed concurrency for a bounded time. Reports ops/s,
 // latency percentiles, errors, and with --server-pid the server's CPU time per operation (the
 // steadiest figure on a shared machine; the SDK itself costs far more CPU than the server).
 //
 //   node bench/tablestore_load.mjs --endpoint http://127.0.0.1:8000 --op get \
-//        --concurrency 16 --seconds 10 [--server-pid PID] [--key K --secret S]
+//        --concurrency 16 --seconds 10 [--server-pid PID] [--key K --secret S] [--indexes N]
+//
+// --indexes N (0-5) gives the table N global secondary indexes on the INTEGER column n (with v
+// as their attribute), so that `--op put` measures what index upkeep costs a write: each PutRow
+// then also puts N index rows, in the same WriteBatch.
 //
 // The SDK is the one the tests pin: run `npm ci --prefix test/tablestore` first.
 import { readFileSync } from 'node:fs';
@@ -23,6 +27,7 @@ const concurrency = Number(arg('concurrency', '16'));
 const seconds = Math.min(Number(arg('seconds', '10')), 600);  // bounded
 const keys = Number(arg('keys', '10000'));
 const serverPid = arg('server-pid', '');
+const indexes = Math.max(0, Math.min(5, Number(arg('indexes', '0'))));
 const client = new TableStore.Client({
   accessKeyId: arg('key', 'local'), secretAccessKey: arg('secret', 'local'), endpoint,
   instancename: 'bench', maxRetries: 0,
@@ -45,6 +50,14 @@ async function one(i) {
     return call('putRow', { tableName: table, condition: ignore, primaryKey: pk(i),
       attributeColumns: [{ v: value }, { n: TableStore.Long.fromNumber(i) }] });
   }
+  if (op === 'batchput') {  // 100 new rows per BatchWriteRow: the server's share per row grows
+    const rows = [];
+    for (let j = 0; j < 100; j++) {
+      rows.push({ type: 'PUT', condition: ignore, primaryKey: pk(i * 100 + j),
+        attributeColumns: [{ v: value }, { n: TableStore.Long.fromNumber(i * 100 + j) }] });
+    }
+    return call('batchWriteRow', { tables: [{ tableName: table, rows }] });
+  }
   if (op === 'get') return call('getRow', { tableName: table, primaryKey: pk(i % keys), maxVersions: 1 });
   if (op === 'range') {
     const g = TableStore.Long.fromNumber(i % 1000);
@@ -52,14 +65,17 @@ async function one(i) {
       inclusiveStartPrimaryKey: [{ gid: g }, { uid: TableStore.INF_MIN }],
       exclusiveEndPrimaryKey: [{ gid: g }, { uid: TableStore.INF_MAX }], limit: 10, maxVersions: 1 });
   }
-  throw new Error(`unknown --op ${op} (put, get, range)`);
+  throw new Error(`unknown --op ${op} (put, batchput, get, range)`);
 }
 
 await call('createTable', {
-  tableMeta: { tableName: table, primaryKey: [{ name: 'gid', type: 'INTEGER' }, { name: 'uid', type: 'STRING' }] },
+  tableMeta: { tableName: table, primaryKey: [{ name: 'gid', type: 'INTEGER' }, { name: 'uid', type: 'STRING' }],
+    definedColumn: [{ name: 'v', type: TableStore.DefinedColumnType.DCT_STRING },
+                    { name: 'n', type: TableStore.DefinedColumnType.DCT_INTEGER }] },
   reservedThroughput: { capacityUnit: { read: 0, write: 0 } }, tableOptions: { timeToLive: -1, maxVersions: 1 },
+  indexMetas: Array.from({ length: indexes }, (_, k) => ({ name: `${table}_ix${k}`, primaryKey: ['n'], definedColumn: ['v'] })),
 });
-if (op !== 'put') {
+if (op !== 'put' && op !== 'batchput') {
   for (let i = 0; i < keys; i += 100) {
     const rows = [];
     for (let j = i; j < Math.min(i + 100, keys); j++) {
@@ -86,9 +102,13 @@ const cpu = cpuSeconds(serverPid) - cpu0;
 await call('deleteTable', { tableName: table });
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]?.toFixed(2);
-console.log(`tablestore ${op}: ${latencies.length} ops in ${elapsed.toFixed(1)} s = ` +
+console.log(`tablestore ${op} (${indexes} secondary indexes): ${latencies.length} ops in ${elapsed.toFixed(1)} s = ` +
   `${(latencies.length / elapsed).toFixed(0)} ops/s, concurrency ${concurrency}`);
 console.log(`  latency ms p50 ${pct(0.5)} p99 ${pct(0.99)} p999 ${pct(0.999)}`);
 if (serverPid) console.log(`  server cpu: ${(cpu * 1e6 / Math.max(1, latencies.length)).toFixed(1)} us/op`);
+if (serverPid && op === 'batchput') {
+  console.log(`  rows: ${(latencies.length * 100 / elapsed).toFixed(0)} rows/s, server cpu ` +
+    `${(cpu * 1e6 / Math.max(1, latencies.length * 100)).toFixed(1)} us/row`);
+}
 console.log(`  errors: ${errors === 0 ? 'none' : errors}`);
 if (errors > 0) process.exitCode = 1;

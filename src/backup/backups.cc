@@ -142,6 +142,12 @@ Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescript
   t.ttl_enabled = src.ttl_enabled;
   t.ttl_attribute = src.ttl_attribute;
   t.tablestore = src.tablestore;
+  // Secondary indexes are not restored: their rows live under ids of the source table's
+  // (docs/tablestore.md, "Secondary indexes").
+  if (t.tablestore) {
+    t.tablestore->indexes.clear();
+    t.tablestore->dropped_index_rows.clear();
+  }
   summary.in_progress = true;
   t.restore = std::move(summary);
   return t;
@@ -203,7 +209,7 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
         return Error::Validation("backup file holds a corrupt row");
       }
       if (!rows) rows = std::make_unique<storage::WriteBatch>(store);
-      ops::StageRowChange(*rows, full, nullptr, &row);
+      ops::StageRowChange(*rows, *table.tablestore, full, nullptr, &row);
       if (++rows_in_batch == kImportBatch) {
         if (Status s = store.Write(*rows); !s) return s;
         rows.reset();

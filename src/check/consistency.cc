@@ -1,5 +1,6 @@
 #include "check/consistency.h"
 #include "check/pitr_check.h"
+#include "check/ts_index_check.h"
 
 #include <fmt/format.h>
 
@@ -34,10 +35,14 @@ class Checker {
     ASSIGN_OR_RETURN(tables, store_.LoadTables());
     for (auto& t : tables) tables_.emplace(t.id, std::move(t));
     report_.tables = tables_.size();
+    index_rows_ids_ = TsIndexRowsIds(tables_);
     CheckDescriptors();
     RETURN_IF_ERROR(CheckItems());
     RETURN_IF_ERROR(CheckRows());
     RETURN_IF_ERROR(CheckPurgeIndex());
+    RETURN_IF_ERROR(CheckTsIndexes(store_, tables_, &report_.ts_index_rows,
+                                   &report_.dropped_ts_index_rows,
+                                   [this](std::string text) { Problem(std::move(text)); }));
     RETURN_IF_ERROR(CheckStats());
     RETURN_IF_ERROR(CountExpiryEntries());
     RETURN_IF_ERROR(CheckIndexEntries());
@@ -440,6 +445,7 @@ class Checker {
         Problem("a row key is shorter than a table id");
         continue;
       }
+      if (index_rows_ids_.count(table_id)) continue;  // an index's: CheckTsIndexes
       auto t = tables_.find(table_id);
       if (t == tables_.end() || !t->second.tablestore) {
         Problem(fmt::format("a row of table id {} which is not a Tablestore table", table_id));
@@ -478,6 +484,10 @@ class Checker {
     const std::string end(5, '\xff');
     auto rows = store_.ScanFamily(storage::Family::kRows, "", end, false, nullptr);
     for (; rows->Valid(); rows->Next()) {
+      // Index rows have no entries: their table rows' purge keeps them (ops/row_batch.h).
+      std::string_view id_bytes = rows->key();
+      uint32_t rows_id = 0;
+      if (GetFixed32BE(&id_bytes, &rows_id) && index_rows_ids_.count(rows_id)) continue;
       versions::StoredRow row;
       if (!versions::DecodeRow(rows->value(), &row)) continue;  // CheckRows said so
       for (const auto& mark : versions::MarksOf(rows->key(), row)) {
@@ -508,6 +518,7 @@ class Checker {
   const storage::Store& store_;
   const int64_t now_ms_;
   std::map<uint32_t, model::TableDescriptor> tables_;
+  std::set<uint32_t> index_rows_ids_;  // Tablestore secondary indexes' row prefixes
   std::map<uint32_t, Sums> sums_;
   std::map<IndexRef, Sums> index_sums_;             // entries of each live index
   std::map<IndexRef, uint64_t> should_have_entry_;  // items with the index's key attributes

@@ -28,6 +28,8 @@
 //     schema and its versions are in order;
 //   - every Tablestore row has exactly the purge-index entries its value calls for
 //     (versions/purge_index.h), and no entry names a row that does not need it;
+//   - every Tablestore secondary index holds exactly the rows its table's rows imply
+//     (check/ts_index_check.h);
 //   - every PITR change-log record decodes and belongs to a live table with PITR enabled, and
 //     its old image carries the key it names (check/pitr_check.h).
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
@@ -47,6 +49,8 @@ struct CheckReport {
   uint64_t tables = 0;
   uint64_t items = 0;
   uint64_t rows = 0;  // Tablestore rows
+  uint64_t ts_index_rows = 0;          // rows of Tablestore secondary indexes
+  uint64_t dropped_ts_index_rows = 0;  // of dropped ones whose removal is pending
   uint64_t expiry_entries = 0;
   uint64_t stale_expiry_entries = 0;
   uint64_t index_entries = 0;

@@ -106,6 +106,18 @@ int Describe(const CommonFlags& f) {
   PrintOptions(resp.table_options());
   const auto& cu = resp.reserved_throughput_details().capacity_unit();
   std::printf("reserved throughput: read %d, write %d\n", cu.read(), cu.write());
+  for (const auto& dc : resp.table_meta().defined_column()) {
+    std::printf("defined column: %s\n", dc.name().c_str());
+  }
+  for (const auto& ix : resp.index_metas()) {
+    std::printf("index: %s (%s, %s) primary key:", ix.name().c_str(),
+                ix.index_type() == 1 ? "local" : "global",
+                ix.index_sync_phase() == 1 ? "building" : "ready");
+    for (const auto& c : ix.primary_key()) std::printf(" %s", c.c_str());
+    std::printf(" defined columns:");
+    for (const auto& c : ix.defined_column()) std::printf(" %s", c.c_str());
+    std::printf("\n");
+  }
   return 0;
 }
 

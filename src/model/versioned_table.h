@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttlstore::model {
@@ -37,6 +38,23 @@ struct VersionOptions {
   friend bool operator==(const VersionOptions&, const VersionOptions&) = default;
 };
 
+// A secondary index of a Tablestore table (docs/tablestore.md, "Secondary indexes"). Its rows
+// live in the `rows` family under their own id (rows_id), kept in step with the table's rows by
+// every writer of them, in the same WriteBatch (ops/row_batch.h, versions/index_rows.h).
+struct TsIndex {
+  std::string name;
+  bool local = false;                        // IT_LOCAL_INDEX (else IT_GLOBAL_INDEX)
+  std::vector<std::string> primary_key;      // the index columns, 1-4
+  std::vector<std::string> defined_columns;  // attribute columns copied from the table
+  uint32_t rows_id = 0;                      // the key prefix of the index's rows
+  // Whether the rows the table had when the index was created are indexed (include_base_data,
+  // and every index made by CreateTable). While `building`, the backfill has indexed the rows
+  // up to and including `cursor` (a `rows` key of the table; empty: none yet).
+  bool include_base_data = false;
+  bool building = false;
+  std::string cursor;
+};
+
 struct TablestoreSchema {
   std::vector<PrimaryKeyColumn> primary_key;  // 1-4 columns, in key order
   std::vector<DefinedColumn> defined_columns;
@@ -44,6 +62,17 @@ struct TablestoreSchema {
   // Whether StartLocalTransaction is allowed (CreateTable's enable_local_txn; absent means
   // true here, docs/tablestore.md "Local transactions").
   bool local_transactions = true;
+  // Secondary indexes, in creation order (at most 5).
+  std::vector<TsIndex> indexes;
+  // Indexes dropped whose rows are still to be removed (rows_id); a restart finishes it.
+  std::vector<uint32_t> dropped_index_rows;
+  // Set on the view of an index (never stored): the table it indexes. Writes are refused.
+  std::string index_of;
+
+  const TsIndex* FindIndex(std::string_view name) const {
+    for (const auto& i : indexes) if (i.name == name) return &i;
+    return nullptr;
+  }
 };
 
 }  // namespace ttlstore::model

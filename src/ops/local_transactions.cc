@@ -181,7 +181,7 @@ Status LocalTransactions::Commit(Session session) {
       row.reset();
     }
     if (!old && !row) continue;
-    StageRowChange(batch, key, old ? &*old : nullptr, row ? &*row : nullptr);
+    StageRowChange(batch, *table->tablestore, key, old ? &*old : nullptr, row ? &*row : nullptr);
   }
   // The writes' stream records, in the order they were made, numbered now (docs/tablestore.md).
   if (rows_.streams() && table->enabled_stream()) {

@@ -2,13 +2,27 @@
 
 #include <algorithm>
 
+#include "versions/index_rows.h"
 #include "versions/purge_index.h"
 
 namespace ttlstore::ops {
 
-void StageRowChange(storage::WriteBatch& batch, const std::string& key,
-                    const versions::StoredRow* before, const versions::StoredRow* after,
-                    bool put_all_marks) {
+void StageRowChange(storage::WriteBatch& batch, const model::TablestoreSchema& schema,
+                    const std::string& key, const versions::StoredRow* before,
+                    const versions::StoredRow* after, bool put_all_marks) {
+  for (const auto& ix : schema.indexes) {
+    std::optional<versions::IndexRow> old_row, new_row;
+    if (before) old_row = versions::IndexRowOf(schema, ix, key, *before);
+    if (after) new_row = versions::IndexRowOf(schema, ix, key, *after);
+    std::string encoded = new_row ? versions::EncodeRow(new_row->row) : std::string();
+    if (old_row && (!new_row || old_row->key != new_row->key)) {
+      batch.Delete(storage::Family::kRows, old_row->key);
+    }
+    if (new_row && (!old_row || old_row->key != new_row->key ||
+                    versions::EncodeRow(old_row->row) != encoded)) {
+      batch.Put(storage::Family::kRows, new_row->key, encoded);
+    }
+  }
   std::vector<std::string> old_marks, new_marks;
   if (before) old_marks = versions::MarksOf(key, *before);
   if (after) new_marks = versions::MarksOf(key, *after);

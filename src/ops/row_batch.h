@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "model/versioned_table.h"
 #include "storage/store.h"
 #include "versions/row.h"
 
@@ -17,8 +18,11 @@ namespace ttlstore::ops {
 // deleted and those `after` needs are put: only the difference, so a write that keeps the
 // row's oldest-version bucket and version count costs no index write. With `put_all_marks`,
 // every entry of `after` is put even if `before` had it (rebuilding an index that may lack
-// them).
-void StageRowChange(storage::WriteBatch& batch, const std::string& key,
+// them). The rows of the table's secondary indexes (`schema.indexes`) that `before` implies
+// and `after` does not are deleted, those `after` implies are put (versions/index_rows.h), in
+// the same batch: index rows have no purge-index entries, the table row's purge keeps them.
+void StageRowChange(storage::WriteBatch& batch, const model::TablestoreSchema& schema,
+                    const std::string& key,
                     const versions::StoredRow* before, const versions::StoredRow* after,
                     bool put_all_marks = false);
 

@@ -193,7 +193,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
     return Status::Ok();
   }
   storage::WriteBatch batch(store_);
-  StageRowChange(batch, *key, old ? &*old : nullptr, row ? &*row : nullptr);
+  StageRowChange(batch, schema, *key, old ? &*old : nullptr, row ? &*row : nullptr);
   if (streamed) {
     if (!record) record = RowStreamRecord(change, now_ms, nullptr);
     streams_->AddRowRecord(batch, table, std::move(*record));

@@ -64,17 +64,17 @@ Status RowPurger::PurgeRows(uint32_t table_id, const std::vector<std::string>& r
     switch (verdict) {
       case versions::PurgeVerdict::kKeep:
         if (put_all_marks) {
-          StageRowChange(batch, key, &before, &after, true);
+          StageRowChange(batch, *table->tablestore, key, &before, &after, true);
           any = true;
         }
         break;
       case versions::PurgeVerdict::kRewrite:
-        StageRowChange(batch, key, &before, &after, put_all_marks);
+        StageRowChange(batch, *table->tablestore, key, &before, &after, put_all_marks);
         ++local.rows_rewritten;
         any = true;
         break;
       case versions::PurgeVerdict::kRemove:
-        StageRowChange(batch, key, &before, nullptr);
+        StageRowChange(batch, *table->tablestore, key, &before, nullptr);
         ++local.rows_removed;
         any = true;
         break;

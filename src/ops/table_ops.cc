@@ -131,6 +131,28 @@ Result<bool> TableCatalog::AdvanceTtlBackfill(uint32_t table_id, const std::stri
   return true;
 }
 
+Result<bool> TableCatalog::CommitWithTable(
+    uint32_t table_id, const std::function<bool(model::TableDescriptor&)>& change,
+    storage::WriteBatch& batch) {
+  std::unique_lock lock(mu_);
+  auto it = by_id_.find(table_id);
+  if (it == by_id_.end()) return false;
+  model::TableDescriptor updated = *it->second;
+  if (!change(updated)) return false;
+  batch.PutTable(updated);
+  RETURN_IF_ERROR(store_.Write(batch));
+  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
+  return true;
+}
+
+TablePtr TableCatalog::FindIndexOwner(const std::string& index_name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [name, t] : tables_) {
+    if (t->tablestore && t->tablestore->FindIndex(index_name)) return t;
+  }
+  return nullptr;
+}
+
 Result<TablePtr> TableCatalog::Get(const std::string& name) const {
   TablePtr t = Find(name, Front::kDynamoDb);
   if (!t) return TableNotFound();

@@ -85,6 +85,18 @@ class TableCatalog : public index::IndexCatalog {
                                   storage::WriteBatch& batch, const std::string& cursor,
                                   bool done);
 
+  // Applies `change` to a copy of table `table_id` and writes it together with `batch`, in one
+  // RocksDB write. false, writing nothing, if the table is gone or `change` returns false (the
+  // state it expected is gone). For background jobs that commit their progress with their
+  // work (ops/ts_index_backfill.h).
+  Result<bool> CommitWithTable(uint32_t table_id,
+                               const std::function<bool(model::TableDescriptor&)>& change,
+                               storage::WriteBatch& batch);
+  // A table id never used before (also the key prefix of a Tablestore index's rows).
+  Result<uint32_t> AllocateId() { return store_.AllocateTableId(); }
+  // The Tablestore table holding the secondary index `index_name`, or nullptr.
+  TablePtr FindIndexOwner(const std::string& index_name) const;
+
   // UpdateContinuousBackups' change (ops/table_pitr.cc). Enabling starts the table's change
   // log: the catalog write turns logging on (enabled_ms 0, pending), then, once no request
   // still holds a descriptor from before (they could write unlogged), a second write dates it:

@@ -28,6 +28,7 @@
 #include "ops/item_ops.h"
 #include "ops/row_ops.h"
 #include "ops/row_purge_scheduler.h"
+#include "ops/ts_index_backfill.h"
 #include "ops/row_purger.h"
 #include "ops/table_ops.h"
 #include "server/http_server.h"
@@ -179,10 +180,13 @@ int Serve(const ServeFlags& flags) {
   ops::TxnLimits txn_limits;
   txn_limits.lifetime_ms = txn_limits.idle_ms = flags.tablestore_txn_timeout_s * 1000;
   ops::LocalTransactions transactions(**store, catalog, rows, clock, txn_limits);
+  // Secondary indexes' backfills and drops; resumes what a stop left at start.
+  ops::TsIndexBackfill ts_index_backfill(**store, catalog, rows);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,
                                            flags.tablestore_min_ttl,
-                                           policies ? &*policies : nullptr, &transactions};
+                                           policies ? &*policies : nullptr, &transactions,
+                                           &ts_index_backfill};
   ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
@@ -286,7 +290,9 @@ int Serve(const ServeFlags& flags) {
   index_builder.Start();
   ttl_backfiller.Start();
   purge_scheduler.Start();
+  ts_index_backfill.Start();
   http.Run();
+  ts_index_backfill.Stop();
   purge_scheduler.Stop();
   sweeper.Stop();
   stream_trimmer.Stop();
@@ -327,12 +333,14 @@ int Check(const std::string& data_dir) {
   auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
               "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
-              "stream records (%llu past retention), %llu PITR change-log records, %llu problems\n",
+              "stream records (%llu past retention), %llu PITR change-log records, %llu Tablestore "
+              "index rows (%llu of indexes being removed), %llu problems\n",
               report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
               n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
               n(report->stale_expiry_entries), n(report->index_entries),
               n(report->dropped_index_entries), n(report->stream_records),
               n(report->expired_stream_records), n(report->pitr_records),
+              n(report->ts_index_rows), n(report->dropped_ts_index_rows),
               n(report->problem_count));
   return report->ok() ? 0 : 1;
 }

@@ -93,6 +93,19 @@ enum TablestoreTag : uint64_t {
   // varint 0, present only when local transactions are disabled (tags 7-11 are left to
   // other Tablestore table settings).
   kTsLocalTxnDisabled = 12,
+  kTsIndex = 13,            // nested TsIndexTag fields, repeated in creation order
+  kTsDroppedIndexRows = 14, // varint rows id, repeated: dropped indexes' rows still to remove
+};
+
+// Fields inside a kTsIndex payload; persisted.
+enum TsIndexTag : uint64_t {
+  kTsIndexName = 1,
+  kTsIndexLocal = 2,        // varint 0/1
+  kTsIndexPrimaryKey = 3,   // column name, repeated in key order
+  kTsIndexDefined = 4,      // column name, repeated
+  kTsIndexRowsId = 5,       // varint
+  kTsIndexBaseData = 6,     // varint 0/1: include_base_data
+  kTsIndexCursor = 7,       // bytes, present only while the backfill runs
 };
 
 // Fields inside a kStream payload; persisted.
@@ -162,7 +175,40 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
   PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
+  for (const auto& ix : ts.indexes) {
+    std::string p;
+    PutField(&p, kTsIndexName, ix.name);
+    PutVarintField(&p, kTsIndexLocal, ix.local ? 1 : 0);
+    for (const auto& c : ix.primary_key) PutField(&p, kTsIndexPrimaryKey, c);
+    for (const auto& c : ix.defined_columns) PutField(&p, kTsIndexDefined, c);
+    PutVarintField(&p, kTsIndexRowsId, ix.rows_id);
+    PutVarintField(&p, kTsIndexBaseData, ix.include_base_data ? 1 : 0);
+    if (ix.building) PutField(&p, kTsIndexCursor, ix.cursor);
+    PutField(&out, kTsIndex, p);
+  }
+  for (uint32_t id : ts.dropped_index_rows) PutVarintField(&out, kTsDroppedIndexRows, id);
   return out;
+}
+
+bool DecodeTsIndex(std::string_view in, model::TsIndex* ix) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    bool ok = true;
+    switch (tag) {
+      case kTsIndexName: ix->name.assign(p); break;
+      case kTsIndexLocal: ok = GetVarintPayload(p, &v); ix->local = v != 0; break;
+      case kTsIndexPrimaryKey: ix->primary_key.emplace_back(p); break;
+      case kTsIndexDefined: ix->defined_columns.emplace_back(p); break;
+      case kTsIndexRowsId: ok = GetVarintPayload(p, &v); ix->rows_id = uint32_t(v); break;
+      case kTsIndexBaseData: ok = GetVarintPayload(p, &v); ix->include_base_data = v != 0; break;
+      case kTsIndexCursor: ix->building = true; ix->cursor.assign(p); break;
+      default: break;
+    }
+    if (!ok) return false;
+  }
+  return !ix->name.empty() && ix->rows_id != 0;
 }
 
 bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
@@ -194,6 +240,11 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         break;
       case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
       case kTsLocalTxnDisabled: ts->local_transactions = false; break;
+      case kTsIndex: ok = DecodeTsIndex(p, &ts->indexes.emplace_back()); break;
+      case kTsDroppedIndexRows:
+        ok = GetVarintPayload(p, &v);
+        ts->dropped_index_rows.push_back(uint32_t(v));
+        break;
       default: break;
     }
     if (!ok) return false;

@@ -150,7 +150,19 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   if (store_.pitr_) batch_->DeleteRange(store_.pitr_, begin, PrefixSuccessor(begin));
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
+  // A Tablestore table's secondary indexes: their rows, under ids of their own.
+  if (table.tablestore) {
+    std::vector<uint32_t> ids = table.tablestore->dropped_index_rows;
+    for (const auto& ix : table.tablestore->indexes) ids.push_back(ix.rows_id);
+    for (uint32_t id : ids) DropIndexRows(id);
+  }
   batch_->Delete(store_.catalog_, table.name);
+}
+
+void WriteBatch::DropIndexRows(uint32_t rows_id) {
+  std::string begin = TablePrefix(rows_id);
+  batch_->DeleteRange(store_.rows_, begin, PrefixSuccessor(begin));
+  batch_->DeleteRange(store_.purge_, begin, PrefixSuccessor(begin));
 }
 
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {

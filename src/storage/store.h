@@ -108,6 +108,9 @@ class WriteBatch {
   // Removes the table's catalog entry, every item, its index entries, its PITR change log and
   // all its stats.
   void DropTable(const model::TableDescriptor& table);
+  // Removes every row (and purge-index entry) stored under `rows_id`: a dropped Tablestore
+  // secondary index's rows.
+  void DropIndexRows(uint32_t rows_id);
 
  private:
   friend class Store;

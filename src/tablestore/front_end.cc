@@ -18,7 +18,8 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
   static const auto* handlers = new std::unordered_map<std::string_view, Handler>{
       {"CreateTable", &CreateTable}, {"UpdateTable", &UpdateTable},
       {"DescribeTable", &DescribeTable}, {"ListTable", &ListTable},
-      {"DeleteTable", &DeleteTable}, {"PutRow", &PutRow},
+      {"DeleteTable", &DeleteTable}, {"CreateIndex", &CreateIndex},
+      {"DropIndex", &DropIndex}, {"PutRow", &PutRow},
       {"GetRow", &GetRow}, {"UpdateRow", &UpdateRow},
       {"DeleteRow", &DeleteRow}, {"GetRange", &GetRange},
       {"BatchGetRow", &BatchGetRow}, {"BatchWriteRow", &BatchWriteRow},

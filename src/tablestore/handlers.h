@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "tablestore/tablestore.pb.h"
 #include "tablestore/request_shapes.h"
 #include "tablestore/services.h"
 
@@ -20,6 +21,8 @@ using Handler = Result<std::string> (*)(const Services&, std::string_view body);
 Result<std::string> CreateTable(const Services& s, std::string_view body);
 Result<std::string> UpdateTable(const Services& s, std::string_view body);
 Result<std::string> DescribeTable(const Services& s, std::string_view body);
+Result<std::string> CreateIndex(const Services& s, std::string_view body);
+Result<std::string> DropIndex(const Services& s, std::string_view body);
 Result<std::string> ListTable(const Services& s, std::string_view body);
 Result<std::string> DeleteTable(const Services& s, std::string_view body);
 Result<std::string> PutRow(const Services& s, std::string_view body);
@@ -60,6 +63,19 @@ std::string Serialize(const Message& message) {
 // The Tablestore table named `name`, or OTSObjectNotExist; OTSNoPermissionAccess if the
 // caller's policies do not allow the request's action on it.
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name);
+// Table, index and column names: a letter or underscore, then letters, digits, underscores.
+bool ValidName(const std::string& name);
+// The read-only view of the secondary index `name` (index_handlers.cc), or nullptr.
+ops::TablePtr FindIndexTable(const Services& s, const std::string& name);
+// The refusal of a row write to an index (docs/tablestore.md, "Secondary indexes").
+Error IndexWriteRefused(const std::string& index_name);
+// Checks `meta` as an index of the table `schema` (which may already have indexes) and
+// returns it as stored, with a fresh rows id. T12's option checks included.
+Result<model::TsIndex> NewIndex(const Services& s, const model::TablestoreSchema& schema,
+                                const otspb::IndexMeta& meta);
+// T12 for a table with indexes: max versions 1; a TTL other than -1 needs allow_update false.
+Status CheckIndexedOptions(const model::VersionOptions& options);
+void FillIndexMeta(const model::TsIndex& ix, otspb::IndexMeta* out);
 // Ok if the caller may perform the request's action on table `name` ("*" for ListTable).
 Status AuthorizeTable(const Services& s, const std::string& name);
 // The local transaction a row request names in its transaction_id, held until the returned

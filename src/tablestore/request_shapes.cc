@@ -49,6 +49,9 @@ constexpr WireField kUpdateTable[] = {
 };
 constexpr WireShape kUpdateTableShape{kUpdateTable};
 
+constexpr WireField kCreateIndex[] = {{2, false, &kIndexMetaShape, CountRule::kNone}};
+constexpr WireShape kCreateIndexShape{kCreateIndex};
+
 constexpr WireField kGetRow[] = {
     {3, true, nullptr, CountRule::kColumns},  // columns_to_get
     {4, false, &kLeaf, CountRule::kNone},     // time_range
@@ -97,6 +100,8 @@ const WireShape& WireShapeOf(const otspb::UpdateTableRequest&) { return kUpdateT
 const WireShape& WireShapeOf(const otspb::DescribeTableRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::ListTableRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::DeleteTableRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::CreateIndexRequest&) { return kCreateIndexShape; }
+const WireShape& WireShapeOf(const otspb::DropIndexRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::GetRowRequest&) { return kGetRowShape; }
 const WireShape& WireShapeOf(const otspb::PutRowRequest&) { return kWriteRowShape; }
 const WireShape& WireShapeOf(const otspb::UpdateRowRequest&) { return kWriteRowShape; }

@@ -11,6 +11,7 @@
 #include "ops/local_transactions.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
+#include "ops/ts_index_backfill.h"
 
 namespace ttlstore::tablestore {
 
@@ -27,6 +28,9 @@ struct Services {
   // Local transactions; every row write goes through it (ops/local_transactions.h). Null: none
   // (the transaction operations answer OTSParameterInvalid, writes go straight to `rows`).
   ops::LocalTransactions* transactions = nullptr;
+  // Secondary indexes' backfills and drops (ops/ts_index_backfill.h), woken by CreateIndex and
+  // DropIndex. Null: the work waits for the next start that has one.
+  ops::TsIndexBackfill* index_backfill = nullptr;
 
   // Per request, on the front end's copy of these services: the caller and the operation.
   std::string_view access_key_id;

@@ -15,15 +15,6 @@ namespace pb = ::ttlstore::otspb;
 
 constexpr int64_t kMaxDeviation = INT64_MAX / 1000000;
 
-// Table and column names: a letter or underscore, then letters, digits, underscores; 1-255.
-bool ValidName(const std::string& name) {
-  if (name.empty() || name.size() > 255) return false;
-  if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 // Applies the options present in `in` to `out`, with the service's checks (T1, T7, T9).
 Status ApplyOptions(const Services& s, const pb::TableOptions& in, model::VersionOptions& out) {
   if (in.has_time_to_live()) {
@@ -118,6 +109,15 @@ void FillStreamDetails(const model::TableDescriptor& t, pb::StreamDetails* out) 
 
 }  // namespace
 
+// Table and column names: a letter or underscore, then letters, digits, underscores; 1-255.
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 255) return false;
+  if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
 Status AuthorizeTable(const Services& s, const std::string& name) {
   std::string key(s.access_key_id);
   if (!s.policies || !s.policies->Restricts(key)) return Status::Ok();
@@ -134,6 +134,7 @@ Status AuthorizeTable(const Services& s, const std::string& name) {
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name) {
   RETURN_IF_ERROR(AuthorizeTable(s, name));
   ops::TablePtr t = s.catalog.Find(name, ops::Front::kTablestore);
+  if (!t) t = FindIndexTable(s, name);  // an index is read by its name, as a table
   if (!t) return Error::ResourceNotFound("Requested table does not exist.");
   return t;
 }
@@ -180,16 +181,18 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
   // Local transactions unless the request says false (docs/tablestore.md, "Local transactions").
   if (req.has_enable_local_txn()) ts.local_transactions = req.enable_local_txn();
-  if (req.index_metas_size() > 0 || meta.index_meta_size() > 0) {
-    // T12's option checks first, so a misconfigured table learns what an index needs.
-    if (ts.options.max_versions != 1) {
-      return Error::Validation("The max versions of a table with indexes must be 1.");
+  // Secondary indexes (index_handlers.cc): both places the protocol has for them.
+  std::vector<const pb::IndexMeta*> metas;
+  for (const auto& m : req.index_metas()) metas.push_back(&m);
+  for (const auto& m : meta.index_meta()) metas.push_back(&m);
+  for (const auto* m : metas) {
+    if (m->name() == spec.name || s.catalog.Find(m->name(), ops::Front::kTablestore) ||
+        s.catalog.Find(m->name()) || s.catalog.FindIndexOwner(m->name())) {
+      return Error::ResourceInUse("Requested table already exists.");
     }
-    if (ts.options.time_to_live != -1 && ts.options.allow_update) {
-      return Error::Validation(
-          "A table with indexes and a time to live must set allow_update to false.");
-    }
-    return Error::Validation("Secondary indexes are not supported by ttlstore.");
+    ASSIGN_OR_RETURN(ix, NewIndex(s, ts, *m));
+    ix.include_base_data = true;  // the table is empty: nothing to backfill
+    ts.indexes.push_back(std::move(ix));
   }
   // The DynamoDB-side fields of the descriptor: the first key column stands for the hash key
   // (only background tasks that walk every table look at it).
@@ -201,6 +204,8 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     spec.read_capacity = req.reserved_throughput().capacity_unit().read();
     spec.write_capacity = req.reserved_throughput().capacity_unit().write();
   }
+  // Indexes and tables share one namespace (docs/tablestore.md, "Secondary indexes").
+  if (s.catalog.FindIndexOwner(spec.name)) return Error::ResourceInUse("index of that name");
   auto created = s.catalog.Create(std::move(spec));
   if (!created) return created.error();
   return Serialize(pb::CreateTableResponse());
@@ -225,7 +230,13 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
       req.table_name(),
       [&](model::TableDescriptor& t) -> Status {
         if (req.has_table_options()) {
+          model::VersionOptions before = t.tablestore->options;
           RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), t.tablestore->options));
+          // T12: an indexed table keeps max versions 1, and its TTL other than -1 only with
+          // allow_update false (so its TTL changes once updates are disallowed).
+          if (!t.tablestore->indexes.empty() && t.tablestore->options != before) {
+            RETURN_IF_ERROR(CheckIndexedOptions(t.tablestore->options));
+          }
         }
         if (req.has_reserved_throughput()) {
           const auto& cu = req.reserved_throughput().capacity_unit();
@@ -263,6 +274,7 @@ Result<std::string> DescribeTable(const Services& s, std::string_view body) {
     col->set_name(dc.name);
     col->set_type(static_cast<pb::DefinedColumnType>(dc.type));
   }
+  for (const auto& ix : table->tablestore->indexes) FillIndexMeta(ix, resp.add_index_metas());
   FillThroughput(*table, resp.mutable_reserved_throughput_details());
   FillOptions(table->tablestore->options, resp.mutable_table_options());
   resp.set_table_status(pb::ACTIVE);
@@ -285,6 +297,10 @@ Result<std::string> DeleteTable(const Services& s, std::string_view body) {
   pb::DeleteTableRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  if (FindIndexTable(s, req.table_name())) {
+    return Error::Validation("Table " + EchoForError(req.table_name()) +
+                             " is an index: drop it with DropIndex.");
+  }
   auto gone = s.catalog.Delete(req.table_name(), ops::Front::kTablestore);
   if (!gone) return gone.error();
   return Serialize(pb::DeleteTableResponse());

@@ -37,6 +37,7 @@ Result<std::optional<ops::LocalTransactions::Session>> UseTransaction(const Serv
 Status WriteChange(const Services& s, ops::LocalTransactions::Session* txn,
                    const model::TableDescriptor& table, const ops::RowChange& change,
                    size_t request_bytes, versions::StoredRow* after) {
+  if (!table.tablestore->index_of.empty()) return IndexWriteRefused(table.name);
   if (!s.transactions) return s.rows.Write(table, change, after);
   return s.transactions->Write(txn, table, change, request_bytes, after);
 }

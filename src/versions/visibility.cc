@@ -22,6 +22,10 @@ size_t VisibleCount(const Column& column, const model::VersionOptions& options, 
 
 bool RowVisible(const StoredRow& row, const model::VersionOptions& options, int64_t now_ms) {
   if (row.columns.empty()) return true;
+  // An index row lives exactly while its lifetime column does (versions/index_rows.h).
+  if (row.columns.front().name.empty()) {
+    return VisibleCount(row.columns.front(), options, now_ms) > 0;
+  }
   for (const auto& c : row.columns) {
     if (VisibleCount(c, options, now_ms) > 0) return true;
   }
@@ -39,7 +43,7 @@ std::vector<Column> VisibleColumns(const StoredRow& row, const model::VersionOpt
                                    int64_t now_ms, const ReadSpec& spec) {
   std::vector<Column> out;
   for (const auto& c : row.columns) {
-    if (!ReadsColumn(spec, c.name)) continue;
+    if (c.name.empty() || !ReadsColumn(spec, c.name)) continue;  // "": an index row's lifetime
     size_t visible = VisibleCount(c, options, now_ms);
     Column picked;
     for (size_t i = 0; i < visible; ++i) {

@@ -23,7 +23,9 @@ namespace ttlstore::versions {
 size_t VisibleCount(const Column& column, const model::VersionOptions& options, int64_t now_ms);
 
 // A row exists for readers if it has a visible version, or if it holds no column at all (a row
-// written with its primary key only). A row whose columns have all expired is gone (T6).
+// written with its primary key only). A row whose columns have all expired is gone (T6). An
+// index row (versions/index_rows.h) exists while its lifetime column "" is visible; readers
+// never see that column.
 bool RowVisible(const StoredRow& row, const model::VersionOptions& options, int64_t now_ms);
 
 // What a read asks for (T5). Columns are those of `columns` (all if empty) whose names lie in
