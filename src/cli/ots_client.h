@@ -12,13 +12,14 @@
 namespace ttlstore::cli {
 
 struct OtsEndpoint {
+  bool https = false;
   std::string host = "127.0.0.1";
   std::string port = "8000";
   std::string access_key_id = "local";
   std::string access_key_secret = "local";
   std::string instance = "ttlstore";
 
-  // Parses "http://host[:port][/]"; false if it is not of that form (https is not supported).
+  // Parses "http[s]://host[:port][/]" (client/endpoint.h); false if it is not of that form.
   bool SetUrl(const std::string& url);
 };
 
