@@ -19,6 +19,7 @@
 #include "backup/pitr_restore.h"
 #include "backup/pitr_trimmer.h"
 #include "cli/backup_cli.h"
+#include "cli/replicate_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
@@ -419,6 +420,7 @@ int main(int argc, char** argv) {
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
   ttlstore::cli::AddBackupCommands(app, &cli_exit);
+  ttlstore::cli::AddReplicateCommand(app, &cli_exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
