@@ -1,6 +1,7 @@
 // The stream side of the Replicator (cli/replicator.h): listing shards, noting the position,
 // and applying the stream.
 #include <boost/json.hpp>
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -20,9 +21,11 @@ namespace json = boost::json;
 constexpr int kRecordsPerCall = 1000;
 // Re-list shards this often while reading (a rollover or split adds children).
 constexpr auto kRelistEvery = std::chrono::seconds(5);
-// A pass over the shards that found nothing waits this long (DynamoDB advises at most five
-// GetRecords per shard per second).
-constexpr auto kIdleWait = std::chrono::milliseconds(200);
+// A pass over the shards that found nothing waits, 25 ms after the first such pass, doubling up
+// to 200 ms while nothing comes: low lag under a steady load, and at most five GetRecords per
+// shard per second on an idle stream (DynamoDB throttles a shard's readers beyond that).
+constexpr auto kFirstIdleWait = std::chrono::milliseconds(25);
+constexpr auto kMaxIdleWait = std::chrono::milliseconds(200);
 constexpr auto kSaveEvery = std::chrono::seconds(1);
 // Bounds on pages: DescribeStream pages of shards; GetRecords pages while noting the position
 // (stopping early only makes the position older, which is allowed).
@@ -180,6 +183,7 @@ Status RunStream(ReplicateContext& ctx) {
   bool relist = true;
   bool dirty = false;
   int64_t retries_counted = 0;
+  auto idle_wait = std::chrono::milliseconds(0);
   auto save = [&]() -> Status {
     {
       std::lock_guard lock(ctx.mu);
@@ -270,10 +274,13 @@ Status RunStream(ReplicateContext& ctx) {
         break;
       }
     }
-    if (!any && !relist) {
-      for (auto waited = std::chrono::milliseconds(0); waited < kIdleWait && !ctx.stop->load();
-           waited += std::chrono::milliseconds(20)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (any || relist) {
+      idle_wait = std::chrono::milliseconds(0);
+    } else {
+      idle_wait = idle_wait.count() == 0 ? kFirstIdleWait : std::min(kMaxIdleWait, idle_wait * 2);
+      auto until = std::chrono::steady_clock::now() + idle_wait;
+      while (std::chrono::steady_clock::now() < until && !ctx.stop->load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     }
   }
