@@ -22,7 +22,8 @@ std::string CallResult::Describe() const {
 
 bool IsRetryable(const CallResult& r) {
   if (r.ok()) return false;
-  if (r.http_status == 0 || r.http_status >= 500) return true;
+  if (r.http_status == 0) return r.error_type != "TlsError";
+  if (r.http_status >= 500) return true;
   return r.error_type == "ProvisionedThroughputExceededException" ||
          r.error_type == "ThrottlingException" || r.error_type == "RequestLimitExceeded" ||
          r.error_type == "InternalServerError" || r.error_type == "ServiceUnavailable";
@@ -56,7 +57,8 @@ CallResult DynamoDbClient::CallOnce(std::string_view operation, const std::strin
   headers.erase(headers.begin());  // Host: the connection sets it (the same value)
   auto response = connection_.Post("/", headers, body, options_.timeout);
   if (!response) {
-    out.error_type = "ConnectionError";
+    out.error_type =
+        response.error().code() == ErrorCode::kAccessDenied ? "TlsError" : "ConnectionError";
     out.error_message = response.error().message();
     return out;
   }

@@ -40,7 +40,8 @@ struct ClientOptions {
 };
 
 struct CallResult {
-  // 0: the endpoint could not be reached (error_type "ConnectionError").
+  // 0: the endpoint could not be reached (error_type "ConnectionError", retried, or
+  // "TlsError": the handshake failed, e.g. an untrusted certificate, not retried).
   int http_status = 0;
   std::string body;
   // When not ok: the part of `__type` after '#' (or the HTTP status, "HTTP 502"), and the
@@ -55,7 +56,7 @@ struct CallResult {
 };
 
 // Whether the service asks the caller to try again (throttling, a server-side failure, or a
-// connection that failed).
+// connection that failed other than in the TLS handshake).
 bool IsRetryable(const CallResult& r);
 
 class DynamoDbClient {

@@ -55,8 +55,11 @@ struct HttpConnection::Impl {
                            ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
     }
     tls.emplace(io, *tls_ctx);
-    // SNI and the certificate's name must both be the host we asked for.
-    if (!SSL_set_tlsext_host_name(tls->native_handle(), e.host.c_str())) {
+    // SNI and the certificate's name must both be the host we asked for (SNI carries names
+    // only, RFC 6066 section 3: not for an IP address).
+    boost::system::error_code not_ip;
+    boost::asio::ip::make_address(e.host, not_ip);
+    if (not_ip && !SSL_set_tlsext_host_name(tls->native_handle(), e.host.c_str())) {
       throw beast::system_error(beast::error_code(static_cast<int>(::ERR_get_error()),
                                                   boost::asio::error::get_ssl_category()));
     }
@@ -119,8 +122,9 @@ Result<HttpResponse> HttpConnection::Post(
     impl_->Close();
     if (!reused) break;
   }
-  return Error(ErrorCode::kInternal,
-               "cannot reach " + endpoint_.Url() + ": " + last_error);
+  // A certificate the system does not trust will not become trusted by trying again.
+  ErrorCode code = last_error.rfind("TLS: ", 0) == 0 ? ErrorCode::kAccessDenied : ErrorCode::kInternal;
+  return Error(code, "cannot reach " + endpoint_.Url() + ": " + last_error);
 }
 
 }  // namespace ttlstore::client

@@ -36,7 +36,9 @@ class HttpConnection {
   HttpConnection& operator=(const HttpConnection&) = delete;
 
   // POSTs `body` to `target` with `headers` (Host, Content-Length and Connection are set here).
-  // An error (code kInternal) when the server cannot be reached or answers no valid HTTP.
+  // An error when the server cannot be reached or answers no valid HTTP: kAccessDenied when
+  // the TLS handshake failed (e.g. an untrusted certificate: trying again will not help),
+  // kInternal otherwise. Trusted CAs: the system's, or $SSL_CERT_FILE / $SSL_CERT_DIR.
   Result<HttpResponse> Post(const std::string& target,
                             const std::vector<std::pair<std::string, std::string>>& headers,
                             const std::string& body, std::chrono::milliseconds timeout);

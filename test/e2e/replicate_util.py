@@ -18,7 +18,8 @@ class Replicator:
     """One `ttlstore replicate` child; its stderr goes to a log file."""
 
     def __init__(self, tmp: Path, source: str, target: str, table: str, *extra: str,
-                 checkpoint: Optional[Path] = None, name: str = "repl"):
+                 checkpoint: Optional[Path] = None, name: str = "repl",
+                 env: Optional[dict] = None):
         self.tmp = Path(tmp)
         self.checkpoint = Path(checkpoint or self.tmp / f"{name}.checkpoint")
         self.status_file = self.tmp / f"{name}.status"
@@ -26,6 +27,7 @@ class Replicator:
                      "--checkpoint", str(self.checkpoint), "--status-file", str(self.status_file),
                      *extra]
         self.name = name
+        self.extra_env = dict(env or {})
         self.runs = 0
         self.proc: Optional[subprocess.Popen] = None
         self.log_path: Optional[Path] = None
@@ -33,7 +35,8 @@ class Replicator:
     def start(self) -> "Replicator":
         self.runs += 1
         self.log_path = self.tmp / f"{self.name}-{self.runs}.log"
-        env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY,
+                   **self.extra_env)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(self.args, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, env=env)
@@ -89,8 +92,10 @@ class Replicator:
         raise AssertionError(f"timed out waiting for {what}:\n{self.log()}")
 
 
-def run_replicate(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
+def run_replicate(*args: str, timeout: float = 60, env: Optional[dict] = None
+                  ) -> subprocess.CompletedProcess:
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY,
+               **(env or {}))
     return subprocess.run([TTLSTORE_BIN, "replicate", *args], capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL, env=env)
 

@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import boto3
 import pytest
 
 from e2e_util import check_data_dir, make_client, unique_name
@@ -313,6 +314,60 @@ def test_errors_have_clear_messages_and_exit_codes(start_server, tmp_path):
                       "--checkpoint", str(tmp_path / "c2"))
     assert r.returncode == 3
     assert f"target table {other} exists with another key schema than the source" in r.stderr
+
+
+def test_https_source_and_signed_requests_both_ways(start_server, tmp_path):
+    """Each side checks SigV4 with its own key (--credentials); the source speaks only TLS with
+    a self-signed certificate, trusted through SSL_CERT_FILE."""
+    d = tmp_path / "tls"
+    d.mkdir()
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out",
+                    "cert.pem", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], cwd=d, check=True, capture_output=True,
+                   timeout=60)
+    (tmp_path / "src-creds").write_text("AKIDSOURCE sourcesecret\n")
+    (tmp_path / "dst-creds").write_text("AKIDTARGET targetsecret\n")
+    src = start_server(tmp_path / "src", ["--tls-cert", str(d / "cert.pem"), "--tls-key",
+                                          str(d / "key.pem"), "--credentials",
+                                          str(tmp_path / "src-creds")])
+    dst = start_server(tmp_path / "dst", ["--credentials", str(tmp_path / "dst-creds")])
+    src_url = f"https://127.0.0.1:{src.port}"
+    s = boto3.session.Session().client(
+        "dynamodb", endpoint_url=src_url, region_name="eu-west-1", aws_access_key_id="AKIDSOURCE",
+        aws_secret_access_key="sourcesecret", verify=str(d / "cert.pem"))
+    t = boto3.session.Session().client(
+        "dynamodb", endpoint_url=dst.endpoint, region_name="us-east-1",
+        aws_access_key_id="AKIDTARGET", aws_secret_access_key="targetsecret")
+    table = unique_name("tls")
+    make_source(s, table, gsi=False, ttl_attr=None)
+    for i in range(120):
+        s.put_item(TableName=table, Item={"pk": {"S": f"p{i % 9}"}, "sk": {"N": str(i)}})
+    keys = ["--from-region", "eu-west-1", "--from-access-key-id", "AKIDSOURCE",
+            "--from-secret-access-key", "sourcesecret", "--to-access-key-id", "AKIDTARGET",
+            "--to-secret-access-key", "targetsecret"]
+    trust = {"SSL_CERT_FILE": str(d / "cert.pem")}
+
+    # Without trusting the certificate: refused at once (no retries), and said so.
+    r = run_replicate("--from", src_url, "--to", dst.endpoint, "--table", table, *keys,
+                      "--checkpoint", str(tmp_path / "c0"), env={"SSL_CERT_FILE": "/dev/null"})
+    assert r.returncode == 1
+    assert f"cannot reach {src_url}: TLS: " in r.stderr
+    # A wrong secret on the target side: the service's error, not retried.
+    bad = [k if k != "targetsecret" else "wrong" for k in keys]
+    r = run_replicate("--from", src_url, "--to", dst.endpoint, "--table", table, *bad,
+                      "--checkpoint", str(tmp_path / "c1"), env=trust)
+    assert r.returncode == 1
+    assert "InvalidSignatureException: The request signature we calculated does not match" in r.stderr
+
+    rep = Replicator(tmp_path, src_url, dst.endpoint, table, *keys, env=trust, name="tls")
+    rep.start()
+    rep.wait_for(lambda: (rep.read_checkpoint() or {}).get("copy_done"), 60, "the copy")
+    s.delete_item(TableName=table, Key={"pk": {"S": "p1"}, "sk": {"N": "1"}})
+    s.put_item(TableName=table, Item={"pk": {"S": "new"}, "sk": {"N": "1000"}})
+    items = wait_equal(s, table, t, table, timeout=30)
+    assert len(items) == 120
+    assert rep.stop() == 0
 
 
 def _ddb_local_jar():
