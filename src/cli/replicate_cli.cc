@@ -58,15 +58,18 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 }
 
 // Flags, else the AWS environment variables, else the keys any ttlstore without
-// --credentials accepts.
-auth::SigningIdentity Identity(const SideFlags& f) {
+// --credentials accepts. The region: the flag, else the one an AWS endpoint's host names, else
+// the environment's, else us-east-1.
+auth::SigningIdentity Identity(const SideFlags& f, const client::Endpoint& endpoint) {
   auth::SigningIdentity id;
   id.access_key_id = !f.access_key_id.empty() ? f.access_key_id : EnvOr("AWS_ACCESS_KEY_ID", "local");
   id.secret_access_key = !f.secret_access_key.empty() ? f.secret_access_key
                                                       : EnvOr("AWS_SECRET_ACCESS_KEY", "local");
   id.session_token = !f.session_token.empty() ? f.session_token : EnvOr("AWS_SESSION_TOKEN", "");
-  id.region = !f.region.empty() ? f.region
-                                : EnvOr("AWS_REGION", EnvOr("AWS_DEFAULT_REGION", "us-east-1"));
+  std::string from_host = client::RegionOfHost(endpoint.host);
+  id.region = !f.region.empty()    ? f.region
+              : !from_host.empty() ? from_host
+                                   : EnvOr("AWS_REGION", EnvOr("AWS_DEFAULT_REGION", "us-east-1"));
   return id;
 }
 
@@ -137,13 +140,13 @@ int Replicate(const ReplicateFlags& f) {
   ctx->checkpoint_path = f.checkpoint.empty() ? "replicate-" + f.table + ".checkpoint" : f.checkpoint;
   ctx->scan_limit = f.scan_page_size;
   ctx->source.endpoint = *from;
-  ctx->source.identity = Identity(f.from);
+  ctx->source.identity = Identity(f.from, *from);
   ctx->source.cancel = &g_stop;
   ctx->source_streams = ctx->source;
   ctx->source_streams.endpoint = streams_ep;
   ctx->source_streams.target_prefix = client::kStreamsTargetPrefix;
   ctx->target.endpoint = *to;
-  ctx->target.identity = Identity(f.to);
+  ctx->target.identity = Identity(f.to, *to);
   ctx->target.cancel = &g_stop;
 
   auto loaded = ReplicateCheckpoint::Load(ctx->checkpoint_path);
@@ -285,7 +288,8 @@ void AddReplicateCommand(CLI::App& app, int* exit_code) {
   for (auto [side, flags] : {std::pair{"from", &f->from}, std::pair{"to", &f->to}}) {
     std::string s(side);
     cmd->add_option("--" + s + "-region", flags->region,
-                    "Signing region of the " + s + " side (default: $AWS_REGION, "
+                    "Signing region of the " + s + " side (default: the region a "
+                    "dynamodb.<region>.amazonaws.com URL names, else $AWS_REGION, "
                     "$AWS_DEFAULT_REGION, us-east-1)");
     cmd->add_option("--" + s + "-access-key-id", flags->access_key_id,
                     "Access key of the " + s + " side (default: $AWS_ACCESS_KEY_ID, else 'local')");

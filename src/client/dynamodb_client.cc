@@ -31,9 +31,7 @@ bool IsRetryable(const CallResult& r) {
 
 Endpoint StreamsEndpointFor(const Endpoint& dynamodb) {
   Endpoint e = dynamodb;
-  const std::string suffix = ".amazonaws.com";
-  if (e.host.rfind("dynamodb.", 0) == 0 && e.host.size() > suffix.size() &&
-      e.host.compare(e.host.size() - suffix.size(), suffix.size(), suffix) == 0) {
+  if (e.host.rfind("dynamodb.", 0) == 0 && !RegionOfHost(e.host).empty()) {
     e.host = "streams." + e.host;
   }
   return e;

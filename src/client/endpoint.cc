@@ -19,6 +19,18 @@ std::string Endpoint::HostHeader() const {
 
 std::string Endpoint::Url() const { return (https ? "https://" : "http://") + HostHeader(); }
 
+std::string RegionOfHost(const std::string& host) {
+  std::string h = host;
+  if (h.rfind("streams.", 0) == 0) h = h.substr(8);
+  if (h.rfind("dynamodb.", 0) != 0) return "";
+  h = h.substr(9);
+  size_t dot = h.find('.');
+  if (dot == std::string::npos || dot == 0) return "";
+  std::string rest = h.substr(dot);
+  if (rest != ".amazonaws.com" && rest != ".amazonaws.com.cn") return "";
+  return h.substr(0, dot);
+}
+
 Result<Endpoint> ParseEndpoint(const std::string& url) {
   Endpoint e;
   std::string rest;

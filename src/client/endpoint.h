@@ -19,6 +19,10 @@ struct Endpoint {
   std::string Url() const;
 };
 
+// The region an AWS endpoint's host names ("dynamodb.eu-west-1.amazonaws.com",
+// "streams.dynamodb.eu-west-1.amazonaws.com", ".amazonaws.com.cn"), or "" for any other host.
+std::string RegionOfHost(const std::string& host);
+
 // Parses "http[s]://host[:port][/]": no path, query, user info or empty port. The error message
 // says what is wrong with the URL.
 Result<Endpoint> ParseEndpoint(const std::string& url);

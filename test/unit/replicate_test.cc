@@ -220,6 +220,16 @@ TEST(ClientEndpoint, ParsesHttpAndHttpsAndRefusesTheRest) {
   EXPECT_EQ(b->HostHeader(), "dynamodb.us-east-1.amazonaws.com");
   EXPECT_EQ(client::StreamsEndpointFor(*b).host, "streams.dynamodb.us-east-1.amazonaws.com");
   EXPECT_EQ(client::StreamsEndpointFor(*a).host, "127.0.0.1");
+  EXPECT_EQ(client::StreamsEndpointFor(*client::ParseEndpoint(
+                                           "https://dynamodb.cn-north-1.amazonaws.com.cn"))
+                .host,
+            "streams.dynamodb.cn-north-1.amazonaws.com.cn");
+  EXPECT_EQ(client::RegionOfHost("dynamodb.eu-west-1.amazonaws.com"), "eu-west-1");
+  EXPECT_EQ(client::RegionOfHost("streams.dynamodb.us-west-2.amazonaws.com"), "us-west-2");
+  EXPECT_EQ(client::RegionOfHost("dynamodb.cn-north-1.amazonaws.com.cn"), "cn-north-1");
+  EXPECT_EQ(client::RegionOfHost("127.0.0.1"), "");
+  EXPECT_EQ(client::RegionOfHost("dynamodb.example.com"), "");
+  EXPECT_EQ(client::RegionOfHost("dynamodb..amazonaws.com"), "");
   for (const char* bad : {"127.0.0.1:8000", "ftp://x", "http://", "http://h:", "http://h:99999",
                           "http://h/path", "http://u@h", "http://h:8x"}) {
     EXPECT_FALSE(client::ParseEndpoint(bad).ok()) << bad;
