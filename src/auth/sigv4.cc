@@ -150,6 +150,8 @@ int64_t ParseAmzDate(std::string_view d) {
   return int64_t{timegm(&tm)} * 1000;
 }
 
+}  // namespace
+
 std::string FormatAmzDate(int64_t ms) {
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -158,6 +160,8 @@ std::string FormatAmzDate(int64_t ms) {
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 std::vector<std::string> Split(std::string_view s, char sep) {
   std::vector<std::string> out;
@@ -276,6 +280,14 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<char*>(mac), len);
 }
 
+std::string DeriveSigningKey(std::string_view secret, std::string_view date,
+                             std::string_view region, std::string_view service) {
+  std::string k = HmacSha256("AWS4" + std::string(secret), date);
+  k = HmacSha256(k, region);
+  k = HmacSha256(k, service);
+  return HmacSha256(k, "aws4_request");
+}
+
 std::string SigV4Verifier::CanonicalRequest(const SignedRequest& r,
                                             const std::vector<std::string>& signed_headers,
                                             std::string_view payload_hash, bool presigned) {
@@ -331,10 +343,7 @@ std::string SigV4Verifier::SigningKey(const std::string& secret, std::string_vie
     auto it = key_cache_.find(cache_key);
     if (it != key_cache_.end()) return it->second;
   }
-  std::string k = HmacSha256("AWS4" + secret, date);
-  k = HmacSha256(k, region);
-  k = HmacSha256(k, service);
-  k = HmacSha256(k, "aws4_request");
+  std::string k = DeriveSigningKey(secret, date, region, service);
   std::lock_guard lock(cache_mu_);
   // A few keys per access key and day; start afresh rather than grow without bound.
   if (key_cache_.size() > 4096) key_cache_.clear();

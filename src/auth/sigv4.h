@@ -60,5 +60,11 @@ class SigV4Verifier {
 std::string Sha256Hex(std::string_view data);
 std::string HmacSha256(std::string_view key, std::string_view data);
 std::string Hex(std::string_view bytes);
+// The SigV4 signing key: HMAC chain over "AWS4"+secret, date (YYYYMMDD), region, service,
+// "aws4_request". Shared by the verifier and the signer (auth/sigv4_signer.h).
+std::string DeriveSigningKey(std::string_view secret, std::string_view date,
+                             std::string_view region, std::string_view service);
+// "YYYYMMDDTHHMMSSZ" of an epoch time in ms (the X-Amz-Date form).
+std::string FormatAmzDate(int64_t ms);
 
 }  // namespace ttlstore::auth

@@ -21,7 +21,6 @@
 namespace ttlstore::cli {
 namespace {
 
-
 struct BackupFlags {
   std::string data_dir = "./ttlstore-data";
   std::string table;

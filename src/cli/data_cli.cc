@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,8 +16,9 @@
 
 #include "backup/backups.h"
 #include "backup/pitr_window.h"
-#include "cli/dynamodb_call.h"
 #include "cli/progress_bar.h"
+#include "client/dynamodb_client.h"
+#include "client/json.h"
 #include "common/clock.h"
 #include "model/arn.h"
 #include "ops/item_ops.h"
@@ -25,6 +27,8 @@
 
 namespace ttlstore::cli {
 namespace {
+
+namespace json = boost::json;
 
 // The ARN a ttlstore server gives `table` (it always answers as the default region and account).
 std::string TableArnOf(const std::string& table) {
@@ -74,11 +78,38 @@ std::string SecondsText(double seconds) {
   return buf;
 }
 
-bool SetRemote(const RemoteFlags& f, DynamoDbEndpoint* e) {
-  e->region = f.region;
-  e->access_key_id = f.access_key_id;
-  e->secret_access_key = f.secret_access_key;
-  return e->SetUrl(f.endpoint);
+// The client of the server at --endpoint (http or https), signing as the flags say.
+Result<client::ClientOptions> RemoteOptions(const RemoteFlags& f) {
+  ASSIGN_OR_RETURN(endpoint, client::ParseEndpoint(f.endpoint));
+  client::ClientOptions o;
+  o.endpoint = std::move(endpoint);
+  o.identity.access_key_id = f.access_key_id;
+  o.identity.secret_access_key = f.secret_access_key;
+  o.identity.region = f.region;
+  // A command someone waits on: a few quick retries, not the replicator's patient ten.
+  o.max_attempts = 3;
+  return o;
+}
+
+// One call; the parsed response, or the service's "Type: message".
+Result<json::value> CallJson(client::DynamoDbClient& c, const char* operation,
+                             const json::object& request) {
+  client::CallResult r = c.Call(operation, json::serialize(request));
+  if (!r.ok()) return Error(ErrorCode::kInternal, r.Describe());
+  return client::ParseJson(r.body);
+}
+
+// The text of member `key` of `envelope` in `doc`: a string as it is, a number written out;
+// "" when absent.
+std::string Text(const json::value& doc, const char* envelope, const char* key) {
+  const json::value* outer = client::Member(doc, envelope);
+  const json::value* v = outer ? client::Member(*outer, key) : nullptr;
+  if (!v) return "";
+  if (v->is_string()) return std::string(v->as_string());
+  if (v->is_int64()) return std::to_string(v->as_int64());
+  if (v->is_uint64()) return std::to_string(v->as_uint64());
+  if (v->is_double()) return json::serialize(*v);
+  return "";
 }
 
 void AddRemoteOptions(CLI::App* cmd, RemoteFlags& f) {
@@ -99,25 +130,22 @@ void AddRemoteOptions(CLI::App* cmd, RemoteFlags& f) {
       ->check(CLI::Range(int64_t{1}, int64_t{7 * 86400}));
 }
 
-// Polls `describe` until `status_member` is no longer IN_PROGRESS. The reply's body, or an error
-// reply. Shows elapsed time while it waits (the service publishes counts only at the end).
-DynamoDbReply WaitForJob(const DynamoDbEndpoint& e, const RemoteFlags& f, const char* verb,
-                         const std::string& describe, const std::string& body,
-                         const char* status_member) {
+// Polls `describe` until `envelope`.`status_member` is no longer IN_PROGRESS; the last
+// response. Shows elapsed time while it waits (the service publishes counts only at the end).
+Result<json::value> WaitForJob(client::DynamoDbClient& c, const RemoteFlags& f, const char* verb,
+                               const char* describe, const json::object& request,
+                               const char* envelope, const char* status_member) {
   auto start = std::chrono::steady_clock::now();
   for (;;) {
-    DynamoDbReply r = CallDynamoDb(e, describe, body);
-    if (!r.ok) return r;
-    if (JsonMemberText(r.body, status_member).value_or("") != "IN_PROGRESS") {
+    ASSIGN_OR_RETURN(doc, CallJson(c, describe, request));
+    if (Text(doc, envelope, status_member) != "IN_PROGRESS") {
       std::fprintf(stderr, "\n");
-      return r;
+      return doc;
     }
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited > static_cast<double>(f.timeout_s)) {
-      r.ok = false;
-      r.error_type = "Timeout";
-      r.message = "still IN_PROGRESS after " + std::to_string(f.timeout_s) + " s";
-      return r;
+      return Error(ErrorCode::kInternal,
+                   "Timeout: still IN_PROGRESS after " + std::to_string(f.timeout_s) + " s");
     }
     std::fprintf(stderr, "\r%s: IN_PROGRESS %.1f s", verb, waited);
     std::fflush(stderr);
@@ -128,36 +156,39 @@ DynamoDbReply WaitForJob(const DynamoDbEndpoint& e, const RemoteFlags& f, const 
 // ---- export ------------------------------------------------------------------------------------
 
 int ExportRemote(const ExportFlags& f) {
-  DynamoDbEndpoint e;
-  if (!SetRemote(f.remote, &e)) return Fail("export", "--endpoint must be http://host[:port]");
-  std::string body = "{\"TableArn\":" + JsonQuote(TableArnOf(f.table)) +
-                     ",\"S3Bucket\":" + JsonQuote(f.bucket) + ",\"ExportFormat\":" +
-                     JsonQuote(f.format);
-  if (!f.prefix.empty()) body += ",\"S3Prefix\":" + JsonQuote(f.prefix);
+  auto options = RemoteOptions(f.remote);
+  if (!options) return Fail("export", "--endpoint: " + options.error().message());
+  client::DynamoDbClient c(std::move(*options));
+  json::object req;
+  req["TableArn"] = TableArnOf(f.table);
+  req["S3Bucket"] = f.bucket;
+  req["ExportFormat"] = f.format;
+  if (!f.prefix.empty()) req["S3Prefix"] = f.prefix;
   if (Given(f.from)) {
-    body += ",\"ExportType\":\"INCREMENTAL_EXPORT\",\"IncrementalExportSpecification\":{"
-            "\"ExportFromTime\":" + SecondsText(f.from);
-    if (Given(f.to)) body += ",\"ExportToTime\":" + SecondsText(f.to);
-    if (!f.view.empty()) body += ",\"ExportViewType\":" + JsonQuote(f.view);
-    body += "}";
+    req["ExportType"] = "INCREMENTAL_EXPORT";
+    json::object spec;
+    spec["ExportFromTime"] = f.from;
+    if (Given(f.to)) spec["ExportToTime"] = f.to;
+    if (!f.view.empty()) spec["ExportViewType"] = f.view;
+    req["IncrementalExportSpecification"] = std::move(spec);
   } else if (Given(f.export_time)) {
-    body += ",\"ExportTime\":" + SecondsText(f.export_time);
+    req["ExportTime"] = f.export_time;
   }
-  body += "}";
-  DynamoDbReply started = CallDynamoDb(e, "ExportTableToPointInTime", body);
-  if (!started.ok) return Fail("export", started.error_type + ": " + started.message);
-  std::string arn = JsonMemberText(started.body, "ExportArn").value_or("");
-  DynamoDbReply done = WaitForJob(e, f.remote, "export", "DescribeExport",
-                                  "{\"ExportArn\":" + JsonQuote(arn) + "}", "ExportStatus");
-  if (!done.ok) return Fail("export", done.error_type + ": " + done.message);
-  if (JsonMemberText(done.body, "ExportStatus") != "COMPLETED") {
-    return Fail("export", arn + " FAILED: " +
-                              JsonMemberText(done.body, "FailureCode").value_or("") + ": " +
-                              JsonMemberText(done.body, "FailureMessage").value_or(""));
+  auto started = CallJson(c, "ExportTableToPointInTime", req);
+  if (!started) return Fail("export", started.error().message());
+  std::string arn = Text(*started, "ExportDescription", "ExportArn");
+  json::object describe;
+  describe["ExportArn"] = arn;
+  auto done = WaitForJob(c, f.remote, "export", "DescribeExport", describe, "ExportDescription",
+                         "ExportStatus");
+  if (!done) return Fail("export", done.error().message());
+  if (Text(*done, "ExportDescription", "ExportStatus") != "COMPLETED") {
+    return Fail("export", arn + " FAILED: " + Text(*done, "ExportDescription", "FailureCode") +
+                              ": " + Text(*done, "ExportDescription", "FailureMessage"));
   }
-  std::string items = JsonMemberText(done.body, "ItemCount").value_or("0");
-  std::fprintf(stderr, "export %s items\n", items.c_str());
-  std::printf("%s\n%s\n", arn.c_str(), JsonMemberText(done.body, "ExportManifest").value_or("").c_str());
+  std::string items = Text(*done, "ExportDescription", "ItemCount");
+  std::fprintf(stderr, "export %s items\n", items.empty() ? "0" : items.c_str());
+  std::printf("%s\n%s\n", arn.c_str(), Text(*done, "ExportDescription", "ExportManifest").c_str());
   return 0;
 }
 
@@ -260,42 +291,51 @@ const char* TypeLetter(model::ValueType t) {
 }
 
 // TableCreationParameters as JSON (what the API takes and DescribeImport echoes).
-std::string CreationJson(const std::string& table, const model::KeyElement& hash,
-                         const std::optional<model::KeyElement>& range) {
-  std::string defs = "{\"AttributeName\":" + JsonQuote(hash.name) +
-                     ",\"AttributeType\":\"" + TypeLetter(hash.type) + "\"}";
-  std::string keys = "{\"AttributeName\":" + JsonQuote(hash.name) + ",\"KeyType\":\"HASH\"}";
-  if (range) {
-    defs += ",{\"AttributeName\":" + JsonQuote(range->name) + ",\"AttributeType\":\"" +
-            TypeLetter(range->type) + "\"}";
-    keys += ",{\"AttributeName\":" + JsonQuote(range->name) + ",\"KeyType\":\"RANGE\"}";
-  }
-  return "{\"TableName\":" + JsonQuote(table) + ",\"AttributeDefinitions\":[" + defs +
-         "],\"KeySchema\":[" + keys + "],\"BillingMode\":\"PAY_PER_REQUEST\"}";
+json::object CreationJson(const std::string& table, const model::KeyElement& hash,
+                          const std::optional<model::KeyElement>& range) {
+  json::array defs, keys;
+  auto add = [&](const model::KeyElement& k, const char* key_type) {
+    defs.push_back(json::object{{"AttributeName", k.name}, {"AttributeType", TypeLetter(k.type)}});
+    keys.push_back(json::object{{"AttributeName", k.name}, {"KeyType", key_type}});
+  };
+  add(hash, "HASH");
+  if (range) add(*range, "RANGE");
+  return json::object{{"TableName", table},
+                      {"AttributeDefinitions", std::move(defs)},
+                      {"KeySchema", std::move(keys)},
+                      {"BillingMode", "PAY_PER_REQUEST"}};
 }
 
-int ImportRemote(const ImportFlags& f, const std::string& creation) {
-  DynamoDbEndpoint e;
-  if (!SetRemote(f.remote, &e)) return Fail("import", "--endpoint must be http://host[:port]");
-  std::string body = "{\"S3BucketSource\":{\"S3Bucket\":" + JsonQuote(f.bucket);
-  if (!f.prefix.empty()) body += ",\"S3KeyPrefix\":" + JsonQuote(f.prefix);
+int ImportRemote(const ImportFlags& f, const json::object& creation) {
+  auto options = RemoteOptions(f.remote);
+  if (!options) return Fail("import", "--endpoint: " + options.error().message());
+  client::DynamoDbClient c(std::move(*options));
+  json::object source;
+  source["S3Bucket"] = f.bucket;
+  if (!f.prefix.empty()) source["S3KeyPrefix"] = f.prefix;
+  json::object req;
+  req["S3BucketSource"] = std::move(source);
   // ClientToken is required on the wire (the SDKs fill one in).
-  body += "},\"ClientToken\":" + JsonQuote("ttlstore-import-" + backup::NewArnId(SystemClock().NowMs()));
-  body += ",\"InputFormat\":" + JsonQuote(f.format) + ",\"InputCompressionType\":" +
-          JsonQuote(f.compression) + ",\"TableCreationParameters\":" + creation + "}";
-  DynamoDbReply started = CallDynamoDb(e, "ImportTable", body);
-  if (!started.ok) return Fail("import", started.error_type + ": " + started.message);
-  std::string arn = JsonMemberText(started.body, "ImportArn").value_or("");
-  DynamoDbReply done = WaitForJob(e, f.remote, "import", "DescribeImport",
-                                  "{\"ImportArn\":" + JsonQuote(arn) + "}", "ImportStatus");
-  if (!done.ok) return Fail("import", done.error_type + ": " + done.message);
-  std::string items = JsonMemberText(done.body, "ImportedItemCount").value_or("0");
-  if (JsonMemberText(done.body, "ImportStatus") != "COMPLETED") {
-    return Fail("import", arn + " FAILED: " +
-                              JsonMemberText(done.body, "FailureCode").value_or("") + ": " +
-                              JsonMemberText(done.body, "FailureMessage").value_or("") + " (" +
-                              items + " items imported, " +
-                              JsonMemberText(done.body, "ErrorCount").value_or("0") + " errors)");
+  req["ClientToken"] = "ttlstore-import-" + backup::NewArnId(SystemClock().NowMs());
+  req["InputFormat"] = f.format;
+  req["InputCompressionType"] = f.compression;
+  req["TableCreationParameters"] = creation;
+  auto started = CallJson(c, "ImportTable", req);
+  if (!started) return Fail("import", started.error().message());
+  std::string arn = Text(*started, "ImportTableDescription", "ImportArn");
+  json::object describe;
+  describe["ImportArn"] = arn;
+  auto done = WaitForJob(c, f.remote, "import", "DescribeImport", describe,
+                         "ImportTableDescription", "ImportStatus");
+  if (!done) return Fail("import", done.error().message());
+  auto text = [&](const char* key) { return Text(*done, "ImportTableDescription", key); };
+  std::string items = text("ImportedItemCount");
+  if (items.empty()) items = "0";
+  if (text("ImportStatus") != "COMPLETED") {
+    std::string errors = text("ErrorCount");
+    return Fail("import", arn + " FAILED: " + text("FailureCode") + ": " +
+                              text("FailureMessage") + " (" + items + " items imported, " +
+                              (errors.empty() ? "0" : errors) + " errors)");
   }
   std::fprintf(stderr, "import %s items\n", items.c_str());
   std::printf("%s\n", arn.c_str());
@@ -303,7 +343,7 @@ int ImportRemote(const ImportFlags& f, const std::string& creation) {
 }
 
 int ImportLocal(const ImportFlags& f, const model::TableDescriptor& spec_in,
-                const std::string& creation, const DataCodecs& codecs) {
+                const json::object& creation, const DataCodecs& codecs) {
   if (!std::filesystem::is_directory(f.data_dir)) return Fail("import", "no data dir at " + f.data_dir);
   storage::StoreOptions options;
   options.path = f.data_dir;
@@ -335,7 +375,7 @@ int ImportLocal(const ImportFlags& f, const model::TableDescriptor& spec_in,
                      : f.compression == "ZSTD" ? dataio::Compression::kZstd
                                                : dataio::Compression::kNone;
   spec.client_token = "ttlstore-import-" + backup::NewArnId(clock.NowMs());
-  spec.table_creation_json = creation;
+  spec.table_creation_json = json::serialize(creation);
   auto started = imports.Start(std::move(spec), spec_in, TableArnOf(f.table));
   if (!started) return Fail("import", started.error().message());
   ProgressBar bar("import", 0);
@@ -438,7 +478,7 @@ void AddDataCommands(CLI::App& app, int* exit_code, DataCodecs codecs) {
     t.attribute_definitions.push_back(hash);
     if (range) t.attribute_definitions.push_back(*range);
     t.billing_mode = model::BillingMode::kPayPerRequest;
-    const std::string creation = CreationJson(imf->table, hash, range);
+    const json::object creation = CreationJson(imf->table, hash, range);
     *exit_code = imf->remote.endpoint.empty() ? ImportLocal(*imf, t, creation, *shared)
                                               : ImportRemote(*imf, creation);
   });

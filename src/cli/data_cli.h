@@ -4,7 +4,8 @@
 //
 // Each works two ways:
 // - `--endpoint URL`: through a running server (or any DynamoDB endpoint): one signed call
-//   (cli/dynamodb_call.h), then DescribeExport / DescribeImport polled until the job ends.
+//   (client/dynamodb_client.h, http or https), then DescribeExport / DescribeImport polled until
+//   the job ends.
 // - `--data-dir D` (the default, ./ttlstore-data): on the data dir itself. `export` reads a
 //   read-only view of it, so it works while a server runs on it; `import` writes it, so the
 //   server must be stopped. The "S3" folder is --export-dir (default <data-dir>/s3), as the

@@ -1,10 +1,20 @@
 #include "cli/ots_client.h"
 
+#include "client/http_connection.h"
 #include "common/clock.h"
 #include "tablestore/signing.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::cli {
+
+bool OtsEndpoint::SetUrl(const std::string& url) {
+  auto parsed = client::ParseEndpoint(url);
+  if (!parsed) return false;
+  https = parsed->https;
+  host = parsed->host;
+  port = parsed->port;
+  return true;
+}
 
 OtsCallResult CallOts(const OtsEndpoint& endpoint, const std::string& action,
                       const std::string& body) {
@@ -19,25 +29,25 @@ OtsCallResult CallOts(const OtsEndpoint& endpoint, const std::string& action,
   headers.push_back({"x-ots-signature",
                      tablestore::HmacSha1Base64(endpoint.access_key_secret,
                                                 tablestore::RequestStringToSign(action, headers))});
-  std::vector<std::pair<std::string, std::string>> pairs(headers.begin(), headers.end());
-  HttpReply reply = HttpPost(endpoint, "/" + action, pairs, body);
-  if (reply.status == 0) {
-    result.error = {0, "ConnectionError", reply.transport_error};
+  client::HttpConnection connection(client::Endpoint{endpoint.https, endpoint.host, endpoint.port});
+  auto res = connection.Post("/" + action, headers, body, std::chrono::seconds(30));
+  if (!res) {
+    result.error = {0, "ConnectionError", res.error().message()};
     return result;
   }
-  if (reply.status < 300) {
+  if (res->status < 300) {
     result.ok = true;
-    result.body = std::move(reply.body);
+    result.body = std::move(res->body);
     return result;
   }
   otspb::Error err;
-  result.error.http_status = reply.status;
-  if (err.ParsePartialFromString(reply.body)) {
+  result.error.http_status = res->status;
+  if (err.ParsePartialFromString(res->body)) {
     result.error.code = err.code();
     result.error.message = err.message();
   } else {
-    result.error.code = "HTTP " + std::to_string(reply.status);
-    result.error.message = reply.body;
+    result.error.code = "HTTP " + std::to_string(res->status);
+    result.error.message = res->body;
   }
   return result;
 }

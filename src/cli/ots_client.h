@@ -6,16 +6,21 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/http_post.h"
 #include "common/result.h"
 #include "tablestore/ots_error.h"
 
 namespace ttlstore::cli {
 
-struct OtsEndpoint : HttpEndpoint {
+struct OtsEndpoint {
+  bool https = false;
+  std::string host = "127.0.0.1";
+  std::string port = "8000";
   std::string access_key_id = "local";
   std::string access_key_secret = "local";
   std::string instance = "ttlstore";
+
+  // Parses "http[s]://host[:port][/]" (client/endpoint.h); false if it is not of that form.
+  bool SetUrl(const std::string& url);
 };
 
 struct OtsCallResult {

@@ -1,42 +1,23 @@
-// ProgressBar: the CLI's progress line on stderr, shared by `backup`, `restore`, `export` and
-// `import`.
+// ProgressBar: "\r<verb> [########......]  40%  4000/10000 items" on stderr, redrawn at most
+// ten times a second, and a closing line with the count and the rate. Used by `ttlstore
+// backup`/`restore`, `export`/`import` and the copy phase of `ttlstore replicate`.
+//
+// Thread-safety: none; one thread draws.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <string>
 
 namespace ttlstore::cli {
 
-// "\r[########............]  40%  4000/10000 items" on stderr, at most ten times a second, and
-// a last line with the count and the rate.
 class ProgressBar {
  public:
+  // `total`: the expected count (may be an estimate: a larger `done` stretches it).
   ProgressBar(const char* verb, int64_t total) : verb_(verb), total_(total) {}
 
-  void Update(int64_t done) {
-    auto now = std::chrono::steady_clock::now();
-    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    constexpr int kWidth = 30;
-    int64_t shown_total = std::max<int64_t>(total_, done);
-    int percent = shown_total == 0 ? 100 : static_cast<int>(done * 100 / shown_total);
-    int filled = percent * kWidth / 100;
-    std::fprintf(stderr, "\r%s [%s%s] %3d%%  %lld/%lld items", verb_,
-                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(),
-                 percent, static_cast<long long>(done), static_cast<long long>(shown_total));
-    std::fflush(stderr);
-  }
-
-  void Done(int64_t done) {
-    Update(done);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "\n%s %lld items in %.2f s (%.0f items/s)\n", verb_,
-                 static_cast<long long>(done), seconds, seconds > 0 ? done / seconds : 0.0);
-  }
+  void set_total(int64_t total) { total_ = total; }
+  void Update(int64_t done);
+  void Done(int64_t done);
 
  private:
   const char* verb_;

@@ -22,6 +22,7 @@
 #include "backup/pitr_trimmer.h"
 #include "cli/backup_cli.h"
 #include "cli/data_cli.h"
+#include "cli/replicate_cli.h"
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
@@ -458,6 +459,7 @@ int main(int argc, char** argv) {
   ttlstore::cli::AddDataCommands(app, &cli_exit,
                                  {ttlstore::api::DecodeImportJsonLine,
                                   ttlstore::api::ExportJsonLines()});
+  ttlstore::cli::AddReplicateCommand(app, &cli_exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
