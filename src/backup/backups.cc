@@ -7,8 +7,8 @@
 #include <random>
 #include <set>
 
+#include "common/key_locks.h"
 #include "model/item_size.h"
-#include "ops/key_locks.h"
 #include "ops/row_batch.h"
 #include "storage/catalog_codec.h"
 #include "storage/item_codec.h"
@@ -160,7 +160,7 @@ Status WriteRestoredItems(storage::Store& store, ops::ItemOps& items,
   for (const auto& p : pending) keys.push_back(p.key);
   // Under the items' locks, against what is there: the table is visible while it loads, and a
   // write that got there first must be counted (stats) and indexed right.
-  ops::KeyLocks::Guard guard(items.locks(), keys);
+  KeyLocks::Guard guard(items.locks(), keys);
   storage::WriteBatch batch(store);
   for (auto& p : pending) {
     ASSIGN_OR_RETURN(old, items.ReadLocked(p.key));

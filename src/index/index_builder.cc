@@ -24,7 +24,7 @@ const model::SecondaryIndex* FindById(const model::TableDescriptor& table, uint3
 
 }  // namespace
 
-IndexBuilder::IndexBuilder(storage::Store& store, ops::KeyLocks& locks, IndexCatalog& catalog)
+IndexBuilder::IndexBuilder(storage::Store& store, KeyLocks& locks, IndexCatalog& catalog)
     : store_(store), locks_(locks), catalog_(catalog) {}
 
 IndexBuilder::~IndexBuilder() { Stop(); }
@@ -130,7 +130,7 @@ Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id) {
     }
     if (keys.empty()) return Status::Ok();
     last = keys.back();
-    ops::KeyLocks::Guard guard(locks_, keys);
+    KeyLocks::Guard guard(locks_, keys);
     storage::WriteBatch batch(store_);
     for (const auto& key : keys) {
       ASSIGN_OR_RETURN(raw, store_.GetItem(key));

@@ -24,9 +24,9 @@
 #include <mutex>
 #include <thread>
 
+#include "common/key_locks.h"
 #include "common/result.h"
 #include "model/table.h"
-#include "ops/key_locks.h"
 #include "storage/store.h"
 
 namespace ttlstore::index {
@@ -48,7 +48,7 @@ class IndexCatalog {
 
 class IndexBuilder {
  public:
-  IndexBuilder(storage::Store& store, ops::KeyLocks& locks, IndexCatalog& catalog);
+  IndexBuilder(storage::Store& store, KeyLocks& locks, IndexCatalog& catalog);
   ~IndexBuilder();  // Stop()s
   IndexBuilder(const IndexBuilder&) = delete;
   IndexBuilder& operator=(const IndexBuilder&) = delete;
@@ -84,7 +84,7 @@ class IndexBuilder {
   Status RemoveEntries(uint32_t table_id, uint32_t index_id);
 
   storage::Store& store_;
-  ops::KeyLocks& locks_;
+  KeyLocks& locks_;
   IndexCatalog& catalog_;
   std::mutex mu_;
   std::condition_variable wake_;

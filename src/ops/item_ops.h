@@ -12,12 +12,12 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/key_locks.h"
 #include "common/result.h"
 #include "expr/condition.h"
 #include "expr/update.h"
 #include "model/attribute_value.h"
 #include "model/table.h"
-#include "ops/key_locks.h"
 #include "storage/store.h"
 #include "streams/stream_log.h"
 

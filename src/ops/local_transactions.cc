@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <random>
 
-#include "ops/key_locks.h"
+#include "common/key_locks.h"
 #include "ops/row_batch.h"
 #include "ops/row_stream_record.h"
 #include "ops/txn_errors.h"

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/key_locks.h"
 #include "common/result.h"
 #include "model/table.h"
-#include "ops/key_locks.h"
 #include "storage/store.h"
 #include "streams/stream_log.h"
 #include "versions/row.h"

@@ -94,7 +94,7 @@ Status ExpiryBackfiller::RunNow(uint32_t table_id) {
       RETURN_IF_ERROR(it->status());
     }
     bool done = keys.size() < kChunk;
-    ops::KeyLocks::Guard guard(items_.locks(), keys);
+    KeyLocks::Guard guard(items_.locks(), keys);
     storage::WriteBatch batch(items_.store());
     for (const auto& key : keys) {
       ASSIGN_OR_RETURN(current, items_.ReadLocked(key));

@@ -130,7 +130,7 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
 
   std::vector<std::string> keys;
   for (const auto& e : due) keys.push_back(e.item_key);
-  ops::KeyLocks::Guard guard(items_.locks(), keys);
+  KeyLocks::Guard guard(items_.locks(), keys);
   storage::WriteBatch batch(items_.store());
   std::map<std::string, uint64_t> deleted;
   std::vector<int64_t> lags_ms;  // due times until the write is done, then lags

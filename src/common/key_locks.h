@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ttlstore::ops {
+namespace ttlstore {
 
 class KeyLocks {
  public:
@@ -47,4 +47,4 @@ class KeyLocks {
   std::array<std::mutex, kStripes> stripes_;
 };
 
-}  // namespace ttlstore::ops
+}  // namespace ttlstore
