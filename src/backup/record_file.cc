@@ -1,6 +1,8 @@
 #include "backup/record_file.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "dataio/export_files.h"
 
@@ -42,6 +44,26 @@ Status SaveRecordFile(const std::string& dir, const std::string& name, const std
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) return Error::Internal("cannot rename " + tmp.string() + ": " + ec.message());
+  return Status::Ok();
+}
+
+Status ForEachRecordFile(const std::string& dir, const std::string& extension,
+                         const std::function<Status(const std::string& path,
+                                                    const std::string& text)>& each) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error::Internal("cannot create " + dir + ": " + ec.message());
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".tmp") {
+      fs::remove(entry.path(), ec);
+      continue;
+    }
+    if (entry.path().extension() != extension) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    RETURN_IF_ERROR(each(entry.path().string(), text.str()));
+  }
   return Status::Ok();
 }
 

@@ -201,29 +201,20 @@ Status Exports::Save(const ExportRecord& r) const {
 }
 
 Status Exports::Load() {
-  std::error_code ec;
-  fs::create_directories(records_dir_, ec);
-  if (ec) return Error::Internal("cannot create " + records_dir_ + ": " + ec.message());
   std::lock_guard lock(mu_);
-  for (const auto& entry : fs::directory_iterator(records_dir_, ec)) {
-    if (entry.path().extension() == ".tmp") {
-      fs::remove(entry.path(), ec);
-      continue;
-    }
-    if (entry.path().extension() != ".export") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto r = DecodeExportRecord(text.str());
+  return ForEachRecordFile(records_dir_, ".export", [&](const std::string& path,
+                                                        const std::string& text) -> Status {
+    auto r = DecodeExportRecord(text);
     if (!r) {
-      spdlog::warn("event=export_record_unreadable path={}", entry.path().string());
-      continue;
+      spdlog::warn("event=export_record_unreadable path={}", path);
+      return Status::Ok();
     }
     if (r->status == ExportStatus::kInProgress) {
       // The files it left never claim to be whole: a summary written just before the stop
       // goes too (its data may be complete, but its record never said so).
       const std::string folder = bucket_root_ + "/" + r->spec.bucket + "/" +
                                  ExportFolderKey(r->spec.prefix, ExportIdOf(r->arn));
+      std::error_code ec;
       fs::remove(folder + "manifest-summary.json", ec);
       fs::remove(folder + "manifest-summary.md5", ec);
       r->status = ExportStatus::kFailed;
@@ -236,8 +227,8 @@ Status Exports::Load() {
       RETURN_IF_ERROR(Save(*r));
     }
     records_.emplace(r->arn, std::move(*r));
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status Exports::CheckTimes(const model::TableDescriptor& t, ExportSpec& spec, int64_t now) const {

@@ -189,23 +189,13 @@ Status Imports::Save(const ImportRecord& r) const {
 }
 
 Status Imports::Load() {
-  std::error_code ec;
-  fs::create_directories(records_dir_, ec);
-  if (ec) return Error::Internal("cannot create " + records_dir_ + ": " + ec.message());
   std::lock_guard lock(mu_);
-  for (const auto& entry : fs::directory_iterator(records_dir_, ec)) {
-    if (entry.path().extension() == ".tmp") {
-      fs::remove(entry.path(), ec);
-      continue;
-    }
-    if (entry.path().extension() != ".import") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto r = DecodeImportRecord(text.str());
+  return ForEachRecordFile(records_dir_, ".import", [&](const std::string& path,
+                                                        const std::string& text) -> Status {
+    auto r = DecodeImportRecord(text);
     if (!r) {
-      spdlog::warn("event=import_record_unreadable path={}", entry.path().string());
-      continue;
+      spdlog::warn("event=import_record_unreadable path={}", path);
+      return Status::Ok();
     }
     if (r->status == ImportStatus::kInProgress) {
       // Its table, still marked, was dropped by DropAbandonedRestores before this runs.
@@ -219,8 +209,8 @@ Status Imports::Load() {
       if (Status s = Save(*r); !s) return s;
     }
     records_.emplace(r->arn, std::move(*r));
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor table,
