@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/search_index.h"
+
 namespace ttlstore::model {
 
 // Numbered as the protocol's PrimaryKeyType (persisted).
@@ -66,11 +68,18 @@ struct TablestoreSchema {
   std::vector<TsIndex> indexes;
   // Indexes dropped whose rows are still to be removed (rows_id); a restart finishes it.
   std::vector<uint32_t> dropped_index_rows;
+  // Search indexes (model/search_index.h), in creation order; their documents are kept by
+  // search::SearchEngine, not in RocksDB.
+  std::vector<SearchIndexMeta> search_indexes;
   // Set on the view of an index (never stored): the table it indexes. Writes are refused.
   std::string index_of;
 
   const TsIndex* FindIndex(std::string_view name) const {
     for (const auto& i : indexes) if (i.name == name) return &i;
+    return nullptr;
+  }
+  const SearchIndexMeta* FindSearchIndex(std::string_view name) const {
+    for (const auto& i : search_indexes) if (i.name == name) return &i;
     return nullptr;
   }
 };

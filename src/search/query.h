@@ -1,0 +1,83 @@
+// A Search or ParallelScan request as the search engine runs it: the protocol's Query messages
+// (tablestore/search_*.cc decodes them) turned into one tree of plain structs, with the values
+// already typed as the table's cells. The engine (search/search_engine.h) checks a query against
+// the index's fields (Validate) and runs it on the index's documents.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/cell.h"
+#include "model/search_index.h"
+
+namespace ttlstore::search {
+
+struct Query {
+  enum class Kind : uint8_t {
+    kMatchAll,
+    kTerm,         // field == terms[0]
+    kTerms,        // field == any of terms
+    kRange,        // from/to, either may be absent (unbounded)
+    kPrefix,       // Keyword (or Text token) starting with `text`
+    kWildcard,     // `text` with * and ? on a Keyword field
+    kExists,       // the field has a value
+    kBool,         // must / must_not / filter / should
+    kMatch,        // Text: the analyzed words of `text`, OR (min should match) or AND
+    kMatchPhrase,  // Text: the analyzed words of `text`, adjacent and in order
+  };
+  Kind kind = Kind::kMatchAll;
+  std::string field;
+  std::vector<model::CellValue> terms;            // kTerm (one), kTerms (1..1024)
+  std::optional<model::CellValue> from, to;       // kRange
+  bool include_lower = false, include_upper = false;
+  std::string text;                               // kPrefix, kWildcard, kMatch, kMatchPhrase
+  bool match_and = false;                         // kMatch: QueryOperator AND
+  std::optional<int32_t> minimum_should_match;    // kMatch (OR) and kBool (should)
+  std::vector<Query> must, must_not, filter, should;  // kBool
+  float weight = 1.0f;                            // scoring only
+};
+
+struct SortKey {
+  model::SearchSortKey key;                      // kField, kPrimaryKey or kScore
+  std::optional<model::CellValue> missing_value;  // kField: used for rows without the field
+};
+
+struct SearchRequest {
+  Query query;
+  std::vector<SortKey> sort;  // empty: the index's presort (index_sort), else primary key
+  int32_t offset = 0;
+  int32_t limit = 10;         // the protocol's default when absent
+  std::string token;          // next_token of the previous page; empty: first page
+  bool total_count = false;   // getTotalCount
+  int64_t now_ms = 0;         // rows past the index's or the table's TTL at now_ms are hidden
+};
+
+struct Hit {
+  std::string row_key;  // the `rows`-family key of the table row (versions/row_key.h)
+  double score = 0;
+};
+
+struct SearchResult {
+  std::vector<Hit> hits;
+  int64_t total_hits = -1;  // -1 unless total_count was asked
+  std::string next_token;   // empty: no more
+};
+
+struct ScanRequest {
+  Query query;
+  int32_t limit = 100;
+  int32_t parallel_id = 0;   // current_parallel_id, in [0, max_parallel)
+  int32_t max_parallel = 1;  // at most the splits ComputeSplits gave
+  std::string session_id;    // from ComputeSplits
+  std::string token;         // next_token of the previous page of this parallel id
+  int64_t now_ms = 0;
+};
+
+struct ScanResult {
+  std::vector<std::string> row_keys;
+  std::string next_token;  // empty: this parallel id is done
+};
+
+}  // namespace ttlstore::search

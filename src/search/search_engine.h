@@ -1,0 +1,69 @@
+// SearchEngine: the search indexes of Tablestore tables (issue 20). Each index is a Xapian
+// database under <data-dir>/search/<id>, fed asynchronously from a queue of changed row keys
+// that StageRowChange (ops/row_batch.h) writes in the same WriteBatch as the row. One
+// background thread applies the queue (re-reading each row's current state, so a replay is
+// idempotent), builds new indexes from the table's rows with a resumable cursor, and purges
+// documents past the index's or the table's TTL by an expiry order, not a scan. The applied
+// queue position and the build cursor are committed inside the Xapian commit, so a kill -9
+// at any point resumes exactly (docs/background-jobs.md).
+//
+// Reads never wait for the queue: like the service's, a search index is near-real-time. Rows
+// past the index's TTL (T11) or the table's TTL are hidden at query time, before any purge.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "model/search_index.h"
+#include "model/versioned_table.h"
+#include "search/query.h"
+
+namespace ttlstore::storage { class Store; }
+namespace ttlstore::ops { class TableCatalog; }
+
+namespace ttlstore::search {
+
+struct IndexStats {
+  bool full_sync = true;             // SyncPhase FULL while building, else INCR
+  int64_t current_sync_timestamp_ms = 0;  // rows written up to here are searchable
+  int64_t row_count = 0;
+  int64_t storage_size = 0;          // bytes of the Xapian database
+};
+
+class SearchEngine {
+ public:
+  // `dir` is <data-dir>/search.
+  SearchEngine(storage::Store& store, ops::TableCatalog& catalog, std::string dir,
+               const Clock& clock);
+  ~SearchEngine();
+
+  // Opens every index the catalog names (creating missing databases, removing folders of
+  // indexes no table names) and starts the background thread.
+  Status Start();
+  void Stop();
+  // The catalog gained or lost an index, or a table's options changed: look again now.
+  void Wake();
+
+  // Ok, or Error::Validation with the service's text, for `q` against `index`.
+  static Status Validate(const model::SearchIndexMeta& index, const Query& q);
+
+  Result<SearchResult> Search(uint32_t table_id, const model::TablestoreSchema& table,
+                              const model::SearchIndexMeta& index, const SearchRequest& req);
+  // The number of splits ParallelScan may use, and a session id for them.
+  Result<int32_t> ComputeSplits(const model::SearchIndexMeta& index, std::string* session_id);
+  Result<ScanResult> ParallelScan(uint32_t table_id, const model::TablestoreSchema& table,
+                                  const model::SearchIndexMeta& index, const ScanRequest& req);
+
+  IndexStats Stats(const model::SearchIndexMeta& index) const;
+  // Waits until every change queued before the call is searchable (tests, `ttlstore check`).
+  Status Flush();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ttlstore::search
