@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 if [ ! -f build-asan/CMakeCache.txt ]; then
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 \
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -DNDEBUG" \
         -DTTLSTORE_SANITIZE=ON > /dev/null
 fi
 ninja -C build-asan -j "${JOBS:-2}" ttlstore unit_tests
