@@ -23,6 +23,8 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body);
 Result<std::string> DescribeTable(const Services& s, std::string_view body);
 Result<std::string> CreateIndex(const Services& s, std::string_view body);
 Result<std::string> DropIndex(const Services& s, std::string_view body);
+Result<std::string> AddDefinedColumn(const Services& s, std::string_view body);
+Result<std::string> DeleteDefinedColumn(const Services& s, std::string_view body);
 Result<std::string> ListTable(const Services& s, std::string_view body);
 Result<std::string> DeleteTable(const Services& s, std::string_view body);
 Result<std::string> PutRow(const Services& s, std::string_view body);

@@ -52,6 +52,11 @@ constexpr WireShape kUpdateTableShape{kUpdateTable};
 constexpr WireField kCreateIndex[] = {{2, false, &kIndexMetaShape, CountRule::kNone}};
 constexpr WireShape kCreateIndexShape{kCreateIndex};
 
+constexpr WireField kAddDefinedColumn[] = {{2, true, &kLeaf, CountRule::kDefinedColumns}};
+constexpr WireShape kAddDefinedColumnShape{kAddDefinedColumn};
+constexpr WireField kDeleteDefinedColumn[] = {{2, true, nullptr, CountRule::kDefinedColumns}};
+constexpr WireShape kDeleteDefinedColumnShape{kDeleteDefinedColumn};
+
 constexpr WireField kGetRow[] = {
     {3, true, nullptr, CountRule::kColumns},  // columns_to_get
     {4, false, &kLeaf, CountRule::kNone},     // time_range
@@ -102,6 +107,12 @@ const WireShape& WireShapeOf(const otspb::ListTableRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::DeleteTableRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const otspb::CreateIndexRequest&) { return kCreateIndexShape; }
 const WireShape& WireShapeOf(const otspb::DropIndexRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const otspb::AddDefinedColumnRequest&) {
+  return kAddDefinedColumnShape;
+}
+const WireShape& WireShapeOf(const otspb::DeleteDefinedColumnRequest&) {
+  return kDeleteDefinedColumnShape;
+}
 const WireShape& WireShapeOf(const otspb::GetRowRequest&) { return kGetRowShape; }
 const WireShape& WireShapeOf(const otspb::PutRowRequest&) { return kWriteRowShape; }
 const WireShape& WireShapeOf(const otspb::UpdateRowRequest&) { return kWriteRowShape; }

@@ -17,6 +17,8 @@ const WireShape& WireShapeOf(const otspb::ListTableRequest&);
 const WireShape& WireShapeOf(const otspb::DeleteTableRequest&);
 const WireShape& WireShapeOf(const otspb::CreateIndexRequest&);
 const WireShape& WireShapeOf(const otspb::DropIndexRequest&);
+const WireShape& WireShapeOf(const otspb::AddDefinedColumnRequest&);
+const WireShape& WireShapeOf(const otspb::DeleteDefinedColumnRequest&);
 const WireShape& WireShapeOf(const otspb::GetRowRequest&);
 const WireShape& WireShapeOf(const otspb::PutRowRequest&);
 const WireShape& WireShapeOf(const otspb::UpdateRowRequest&);
