@@ -118,20 +118,6 @@ Result<ReadOutcome> ItemOps::ReadLocked(const std::string& key) {
   return out;
 }
 
-Result<std::vector<ReadOutcome>> ItemOps::ReadManyLocked(
-    const std::vector<std::string>& sorted_keys) {
-  ASSIGN_OR_RETURN(raws, store_.GetItems(sorted_keys));
-  std::vector<ReadOutcome> out(raws.size());
-  for (size_t i = 0; i < raws.size(); ++i) {
-    if (!raws[i]) continue;
-    auto item = storage::DecodeItem(*raws[i]);
-    if (!item) return Error::Internal("corrupt item record");
-    out[i].size = model::ItemSize(*item);
-    out[i].item = std::move(item);
-  }
-  return out;
-}
-
 Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,
                                           const expr::Condition* condition, WriteOutcome* out) {
   ASSIGN_OR_RETURN(old, ReadLocked(encoded_key));

@@ -89,8 +89,6 @@ class ItemOps {
 
   // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
   Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
-  // ReadLocked of each key (ascending order, all locked by the caller), in one batched read.
-  Result<std::vector<ReadOutcome>> ReadManyLocked(const std::vector<std::string>& sorted_keys);
   // Adds the write of `item` (replacing `old`) to `batch` with all its companions: the stats
   // delta, the expiry-index entry, secondary-index entries, the stream record and, when the
   // table has PITR, the change-log record of the old image. Counts TTL

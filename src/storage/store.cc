@@ -399,24 +399,6 @@ Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {
   return Get(items_, key);
 }
 
-Result<std::vector<std::optional<std::string>>> Store::GetItems(
-    const std::vector<std::string>& sorted_keys) const {
-  std::vector<rocksdb::Slice> keys;
-  keys.reserve(sorted_keys.size());
-  for (const auto& k : sorted_keys) keys.push_back(ToSlice(k));
-  std::vector<rocksdb::PinnableSlice> values(keys.size());
-  std::vector<rocksdb::Status> statuses(keys.size());
-  db_->MultiGet(rocksdb::ReadOptions(), items_, keys.size(), keys.data(), values.data(),
-                statuses.data(), /*sorted_input=*/true);
-  std::vector<std::optional<std::string>> out(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (statuses[i].IsNotFound()) continue;
-    if (!statuses[i].ok()) return Convert(&statuses[i], "read failed").error();
-    out[i] = values[i].ToString();
-  }
-  return out;
-}
-
 Result<std::optional<std::string>> Store::Get(Family family, std::string_view key) const {
   return Get(HandleOf(family), key);
 }

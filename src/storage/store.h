@@ -167,10 +167,6 @@ class Store {
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
-  // GetItem of each key, in one RocksDB MultiGet (one lookup of the memtables and files for the
-  // whole set). `sorted_keys` must be in ascending order.
-  Result<std::vector<std::optional<std::string>>> GetItems(
-      const std::vector<std::string>& sorted_keys) const;
 
   // Items with keys in [lower, upper), in key order (or reverse order). With `start_after`, the
   // iteration begins just past that key in the iteration direction (DynamoDB's

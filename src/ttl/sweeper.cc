@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <map>
-#include <span>
 
 #include "common/coding.h"
 #include "model/expiry.h"
@@ -17,15 +15,10 @@
 namespace ttlstore::ttl {
 namespace {
 
-// CPU time of the calling thread, in microseconds.
-uint64_t ThreadCpuMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
-}
-
-// Below this many entries per half, a batch is not split (a thread's start costs more).
-constexpr size_t kMinHalf = 32;
+struct DueEntry {
+  int64_t due_ms;
+  std::string item_key;
+};
 
 uint32_t TableIdOf(std::string_view item_key) {
   uint32_t id = 0;
@@ -68,49 +61,6 @@ void Sweeper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-// Deletes the items of `due` (sorted by item key) that are still due at their entry, and drops
-// the other entries, in one WriteBatch.
-Status Sweeper::DeleteDue(std::span<const DueEntry> due, int64_t now_ms) {
-  std::vector<std::string> keys;
-  keys.reserve(due.size());
-  for (const auto& e : due) keys.push_back(e.item_key);
-  KeyLocks::Guard guard(items_.locks(), keys);
-  ASSIGN_OR_RETURN(olds, items_.ReadManyLocked(keys));
-  storage::WriteBatch batch(items_.store());
-  std::map<std::string, uint64_t> deleted;
-  std::vector<int64_t> lags_ms;  // due times until the write is done, then lags
-  uint64_t dropped = 0;
-  for (size_t i = 0; i < due.size(); ++i) {
-    const DueEntry& e = due[i];
-    ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
-    if (!table || !table->ttl_enabled) {
-      batch.DeleteExpiry(e.due_ms, e.item_key);
-      ++dropped;
-      continue;
-    }
-    ops::ReadOutcome& old = olds[i];
-    std::optional<int64_t> current =
-        old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
-    // Re-check (D10): the item may have been updated, deleted or given a new TTL since the
-    // entry was written; only an item still due at this very entry is deleted.
-    if (current != e.due_ms || model::IsTooOldToExpire(e.due_ms, now_ms)) {
-      batch.DeleteExpiry(e.due_ms, e.item_key);
-      ++dropped;
-      continue;
-    }
-    items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
-    ++deleted[table->name];
-    lags_ms.push_back(e.due_ms);
-  }
-  RETURN_IF_ERROR(items_.store().Write(batch));
-  for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
-  stats_.AddDroppedEntries(dropped);
-  int64_t done_ms = clock_.NowMs();
-  for (int64_t& v : lags_ms) v = done_ms - v;
-  stats_.RecordDeletionLags(lags_ms);
-  return Status::Ok();
-}
-
 // Where the next batch starts, and why no entry is ever skipped.
 //
 // State (touched only by the thread running passes):
@@ -148,15 +98,11 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   // No entry has an empty item key, so starting "after" the bare watermark key includes every
   // entry due at the watermark.
   std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
-  // Idle server with a backlog: two halves of a double batch are deleted at once, one on a
-  // helper thread (RocksDB inserts concurrent writers' batches into the memtables in parallel).
-  const bool two = parallel_.load(std::memory_order_relaxed);
-  const size_t limit = options_.batch_size * (two ? 2 : 1);
   std::vector<DueEntry> due;
   {
     // Due means now > due_ms, so the scan ends at now - 1.
     auto it = items_.store().ScanExpiry(now_ms - 1, start);
-    for (; it->Valid() && due.size() < limit; it->Next()) {
+    for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
       DueEntry e;
       std::string_view item_key;
       if (!storage::ParseExpiryKey(it->key(), &e.due_ms, &item_key)) continue;
@@ -167,7 +113,7 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     RETURN_IF_ERROR(it->status());
   }
   // More to do: a full batch, or a drained wave that must go back for entries behind it.
-  bool more = due.size() == limit;
+  bool more = due.size() == options_.batch_size;
   if (!more) {
     // Drained: everything due before now that the scan could see is handled. Entries announced
     // behind the cursor during the wave are not: go back for them.
@@ -182,32 +128,53 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   }
   stats_.SetLagMs(now_ms - due.front().due_ms);
 
-  // In item-key order from here: the items are read in one sorted MultiGet, and their
-  // tombstones enter the items memtable in ascending order, so each skiplist insert starts from
-  // the previous one's position instead of searching from the top (in a one-second wave the
-  // expiry entries are in this order too).
-  std::sort(due.begin(), due.end(),
-            [](const DueEntry& a, const DueEntry& b) { return a.item_key < b.item_key; });
-  if (two && due.size() >= 2 * kMinHalf) {
-    std::span<const DueEntry> all(due);
-    size_t mid = due.size() / 2;
-    // A key in both halves (an item with two due entries) is safe: the halves lock their keys,
-    // and the second to lock reads what the first committed.
-    auto other = std::async(std::launch::async, [&] {
-      uint64_t cpu_start = ThreadCpuMicros();
-      Status st = DeleteDue(all.subspan(mid), now_ms);
-      helper_cpu_us_ += ThreadCpuMicros() - cpu_start;
-      return st;
-    });
-    Status mine = DeleteDue(all.first(mid), now_ms);
-    Status theirs = other.get();
-    RETURN_IF_ERROR(mine);
-    RETURN_IF_ERROR(theirs);
-  } else {
-    RETURN_IF_ERROR(DeleteDue(due, now_ms));
+  std::vector<std::string> keys;
+  for (const auto& e : due) keys.push_back(e.item_key);
+  KeyLocks::Guard guard(items_.locks(), keys);
+  storage::WriteBatch batch(items_.store());
+  std::map<std::string, uint64_t> deleted;
+  std::vector<int64_t> lags_ms;  // due times until the write is done, then lags
+  uint64_t dropped = 0;
+  for (const auto& e : due) {
+    ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
+    if (!table || !table->ttl_enabled) {
+      batch.DeleteExpiry(e.due_ms, e.item_key);
+      ++dropped;
+      continue;
+    }
+    ASSIGN_OR_RETURN(old, items_.ReadLocked(e.item_key));
+    std::optional<int64_t> current =
+        old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
+    // Re-check (D10): the item may have been updated, deleted or given a new TTL since the
+    // entry was written; only an item still due at this very entry is deleted.
+    if (current != e.due_ms || model::IsTooOldToExpire(e.due_ms, now_ms)) {
+      batch.DeleteExpiry(e.due_ms, e.item_key);
+      ++dropped;
+      continue;
+    }
+    items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
+    ++deleted[table->name];
+    lags_ms.push_back(e.due_ms);
   }
+  RETURN_IF_ERROR(items_.store().Write(batch));
+  for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
+  stats_.AddDroppedEntries(dropped);
+  int64_t done_ms = clock_.NowMs();
+  for (int64_t& v : lags_ms) v = done_ms - v;
+  stats_.RecordDeletionLags(lags_ms);
   return more;
 }
+
+namespace {
+
+// CPU time of the calling thread, in microseconds.
+uint64_t ThreadCpuMicros() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
+}
+
+}  // namespace
 
 Result<bool> Sweeper::RunPass() {
   auto start = std::chrono::steady_clock::now();
@@ -224,7 +191,7 @@ Result<bool> Sweeper::RunPass() {
   }
   auto busy = std::chrono::steady_clock::now() - start;
   stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),
-                 ThreadCpuMicros() - cpu_start + helper_cpu_us_.exchange(0));
+                 ThreadCpuMicros() - cpu_start);
   return backlog;
 }
 
@@ -250,9 +217,6 @@ void Sweeper::Loop() {
       busy_start = busy;
     }
     auto pause = PauseAfterPass(options_, backlog.ok() && *backlog, now - start, foreground_share);
-    // Both cores only while the foreground is idle (D5: requests first).
-    UseTwoThreads(foreground_share < kIdleForegroundShare &&
-                  std::thread::hardware_concurrency() > 1);
     lock.lock();
     if (pause.count() > 0) wake_.wait_for(lock, pause, [this] { return stop_; });
   }

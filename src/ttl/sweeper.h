@@ -15,13 +15,10 @@
 // wave as fast as it can. Without a backlog it sleeps `interval_ms`.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <span>
-#include <string>
 #include <thread>
 
 #include "common/clock.h"
@@ -68,20 +65,11 @@ class Sweeper {
   // One pass at the clock's now; returns true if a backlog remains (the budget ran out).
   // Public so tests can drive time themselves.
   Result<bool> RunPass();
-  // Whether passes delete on two threads. The sweeper's own loop sets it after each pass (while
-  // the foreground is idle, on a machine with more than one core); tests set it themselves.
-  void UseTwoThreads(bool two) { parallel_.store(two, std::memory_order_relaxed); }
 
  private:
-  struct DueEntry {
-    int64_t due_ms;
-    std::string item_key;
-  };
-  // Handles up to batch_size due entries (twice that, on two threads, while the server is
-  // idle); returns whether more are due (a full batch, or a wave that ended with entries
-  // written behind it).
+  // Handles up to batch_size due entries; returns whether more are due (a full batch, or a wave
+  // that ended with entries written behind it).
   Result<bool> SweepBatch(int64_t now_ms);
-  Status DeleteDue(std::span<const DueEntry> due, int64_t now_ms);
   void Loop();
 
   // Where the next batch starts, touched only by the thread running passes. Swept entries leave
@@ -96,10 +84,6 @@ class Sweeper {
   std::string cursor_;
   int64_t watermark_ = 0;
   int64_t behind_ = INT64_MAX;
-
-  // Whether the next pass may use a second thread (set by Loop from the foreground's load).
-  std::atomic<bool> parallel_{false};
-  std::atomic<uint64_t> helper_cpu_us_{0};  // the second thread's CPU time in the current pass
 
   const SweeperOptions options_;
   ops::TableCatalog& catalog_;
