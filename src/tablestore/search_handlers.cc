@@ -3,6 +3,7 @@
 // row read from the table through RowOps by its row key and returned as a PlainBuffer row, as
 // GetRange returns rows (docs/tablestore.md, "Search indexes").
 #include "search/search_engine.h"
+#include "tablestore/error_map.h"
 #include "tablestore/handlers.h"
 #include "tablestore/ots_error.h"
 #include "tablestore/plainbuffer.h"
@@ -56,7 +57,6 @@ Result<Target> FindSearchTarget(const Services& s, const std::string& table_name
                                 const std::string& index_name) {
   if (table_name.empty()) return Error::Validation("The table name must be set.");
   if (index_name.empty()) return Error::Validation("The index name must be set.");
-  if (!s.search) return Error::Validation("Search indexes are not available on this server.");
   ASSIGN_OR_RETURN(table, FindTable(s, table_name));
   Target t;
   t.table = table;
@@ -88,6 +88,11 @@ Result<std::optional<std::string>> RowBytes(const Services& s, const model::Tabl
   return std::optional<std::string>(EncodeRow(ToPbRow(*view)));
 }
 
+Status NeedEngine(const Services& s) {
+  if (!s.search) return Error::Validation("Search indexes are not available on this server.");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::string> Search(const Services& s, std::string_view body) {
@@ -98,6 +103,7 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   if (!req.has_search_query()) return Error::Validation("The search query must be set.");
   ASSIGN_OR_RETURN(sreq, DecodeSearchQuery(req.search_query()));
   RETURN_IF_ERROR(search::SearchEngine::Validate(*target.index, sreq.query));
+  RETURN_IF_ERROR(NeedEngine(s));
   sreq.now_ms = s.clock.NowMs();
   ASSIGN_OR_RETURN(result, s.search->Search(target.table->id, *target.table->tablestore,
                                             *target.index, sreq));
@@ -120,6 +126,7 @@ Result<std::string> ComputeSplits(const Services& s, std::string_view body) {
   }
   ASSIGN_OR_RETURN(target, FindSearchTarget(s, req.table_name(),
                                             req.search_index_splits_options().index_name()));
+  RETURN_IF_ERROR(NeedEngine(s));
   std::string session;
   ASSIGN_OR_RETURN(splits, s.search->ComputeSplits(*target.index, &session));
   pb::ComputeSplitsResponse resp;
@@ -157,6 +164,7 @@ Result<std::string> ParallelScan(const Services& s, std::string_view body) {
   }
   scan.session_id = req.session_id();
   scan.token = q.token();
+  RETURN_IF_ERROR(NeedEngine(s));
   scan.now_ms = s.clock.NowMs();
   ASSIGN_OR_RETURN(result, s.search->ParallelScan(target.table->id, *target.table->tablestore,
                                                   *target.index, scan));

@@ -6,10 +6,44 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { Long, Server, TableStore, condition, expectOtsError, num, sleep, uniqueName, waitFor } from './helpers.mjs';
+import {
+  Long, Server, TableStore, condition, decodeOtsError, expectOtsError, num, signedPost, sleep, uniqueName, waitFor,
+} from './helpers.mjs';
 import { Q, RT, search, totalOf, waitCount } from './search_helpers.mjs';
 
 const FT = TableStore.FieldType;
+
+// Protobuf by hand, for requests the SDK cannot build.
+function varintBytes(n) {
+  const out = [];
+  while (n >= 0x80) { out.push((n % 0x80) | 0x80); n = Math.floor(n / 0x80); }
+  out.push(n);
+  return Buffer.from(out);
+}
+const pbVarint = (field, n) => Buffer.concat([varintBytes(field * 8), varintBytes(n)]);
+const pbBytes = (field, b) => Buffer.concat([varintBytes(field * 8 + 2), varintBytes(b.length), b]);
+// A Query of `levels` Bool queries, each the one must clause of the one above (built in linear
+// time: sizes bottom-up, bytes top-down).
+function deepBool(levels) {
+  const vlen = (n) => varintBytes(n).length;
+  const q = [4];  // innermost: type 6, empty bytes
+  const b = [0];
+  for (let i = 1; i <= levels; i++) {
+    b[i] = 1 + vlen(q[i - 1]) + q[i - 1];
+    q[i] = 3 + vlen(b[i]) + b[i];
+  }
+  const out = Buffer.alloc(q[levels]);
+  let p = 0;
+  const put = (bytes) => { bytes.copy(out, p); p += bytes.length; };
+  for (let i = levels; i >= 1; i--) {
+    put(Buffer.from([0x08, 0x06, 0x12]));
+    put(varintBytes(b[i]));
+    put(Buffer.from([0x0a]));
+    put(varintBytes(q[i - 1]));
+  }
+  put(Buffer.from([0x08, 0x06, 0x12, 0x00]));
+  return out;
+}
 const BAD = [400, 'OTSParameterInvalid'];
 
 describe('tablestore search index rules (T11, T12)', () => {
@@ -144,8 +178,15 @@ describe('tablestore search index rules (T11, T12)', () => {
     await index(t, 'ix');
     await put(t, 1, 'a');
     let q = Q.term('k', 'a');
-    for (let d = 0; d < 5000; d++) q = Q.bool({ must: [q] });
+    for (let d = 0; d < 200; d++) q = Q.bool({ must: [q] });
     await expectOtsError(search(client, t, 'ix', q), ...BAD, 'nests too deeply');
+    // Deeper than the SDK can encode: raw bytes, 200,000 Bool levels (about 1.6 MB).
+    const searchQuery = Buffer.concat([pbBytes(4, deepBool(200000)), pbVarint(2, 10)]);
+    const body = Buffer.concat([pbBytes(1, Buffer.from(t)), pbBytes(2, Buffer.from('ix')),
+      pbBytes(3, pbVarint(1, 3)), pbBytes(4, searchQuery)]);
+    const res = await signedPost(server.port, 'Search', body);
+    assert.equal(res.status, 400);
+    assert.match(decodeOtsError(res.body).message, /nests too deeply/);
     const wide = Q.bool({ should: Array.from({ length: 5000 }, () => Q.term('k', 'a')) });
     await expectOtsError(search(client, t, 'ix', wide), ...BAD, 'too many queries in bool_query');
     const terms = Q.terms('k', Array.from({ length: 20000 }, (_, i) => `v${i}`));
