@@ -172,9 +172,7 @@ Result<ops::TablePtr> FindBaseTable(const Services& s, const std::string& name) 
 Status CheckIndexedOptionsChange(const model::TablestoreSchema& table,
                                  const model::VersionOptions& before,
                                  const model::VersionOptions& after) {
-  if (after.max_versions != before.max_versions) {
-    return Error::Validation("The max versions of a table with indexes can't be changed.");
-  }
+  // Max versions stays 1 (CheckIndexedOptions): any change of it is refused with that text.
   if (after.time_to_live != before.time_to_live && after.allow_update) {
     // T12: the table's TTL changes only once updates are disallowed.
     return Error::Validation("Don't support allow update operation on table with index and ttl");

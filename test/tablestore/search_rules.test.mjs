@@ -98,7 +98,7 @@ describe('tablestore search index rules (T11, T12)', () => {
     await options(t, { maxVersions: 1 });
     await index(t, 'ix');
     await expectOtsError(options(t, { maxVersions: 3 }), ...BAD,
-      "The max versions of a table with indexes can't be changed.");
+      'The max versions of a table with indexes must be 1.');
   });
 
   it('T12: a table with an index and a TTL must disallow updates; its TTL changes only then', async () => {
