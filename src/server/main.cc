@@ -30,6 +30,7 @@
 #include "ops/row_ops.h"
 #include "ops/row_purge_scheduler.h"
 #include "ops/ts_index_backfill.h"
+#include "search/search_engine.h"
 #include "ops/row_purger.h"
 #include "ops/table_ops.h"
 #include "server/http_server.h"
@@ -188,6 +189,15 @@ int Serve(const ServeFlags& flags) {
                                            flags.tablestore_min_ttl,
                                            policies ? &*policies : nullptr, &transactions,
                                            &ts_index_backfill};
+  // Search indexes: a Xapian database per index under <data-dir>/search, fed from the change
+  // queue by one background thread (search/search_engine.h). Started here so that the first
+  // request finds every index open; the thread resumes whatever a stop or crash left.
+  search::SearchEngine search_engine(**store, catalog, flags.data_dir + "/search", clock);
+  if (Status s = search_engine.Start(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  tablestore_services.search = &search_engine;
   ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
@@ -293,6 +303,7 @@ int Serve(const ServeFlags& flags) {
   purge_scheduler.Start();
   ts_index_backfill.Start();
   http.Run();
+  search_engine.Stop();
   ts_index_backfill.Stop();
   purge_scheduler.Stop();
   sweeper.Stop();
