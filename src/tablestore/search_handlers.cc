@@ -20,6 +20,8 @@ namespace pb = ::ttlstore::otssearchpb;
 struct ColumnChoice {
   bool none = false;               // primary key only
   std::vector<std::string> names;  // empty and !none: every column
+  // Every returned column is stored in the index (the service then allows 1000 rows a page).
+  bool from_index = false;
 };
 
 Result<ColumnChoice> ColumnsOf(const model::SearchIndexMeta& ix, bool has, const pb::ColumnsToGet& c) {
@@ -31,18 +33,28 @@ Result<ColumnChoice> ColumnsOf(const model::SearchIndexMeta& ix, bool has, const
       return out;
     case pb::RETURN_NONE:
       out.none = true;
+      out.from_index = true;
       return out;
     case pb::RETURN_SPECIFIED:
       if (c.column_names_size() == 0) {
         return Error::Validation("column_names must be set when return_type is RETURN_SPECIFIED.");
       }
-      for (const auto& n : c.column_names()) out.names.push_back(n);
+      out.from_index = true;
+      for (const auto& n : c.column_names()) {
+        out.names.push_back(n);
+        const model::SearchField* f = ix.FindField(n);
+        // As the service: arrays and dates are read from the table.
+        if (!f || !f->store || f->is_array || f->type == model::SearchFieldType::kDate) {
+          out.from_index = false;
+        }
+      }
       return out;
     case pb::RETURN_ALL_FROM_INDEX:
       for (const auto& f : ix.fields) {
         if (f.store) out.names.push_back(f.name);
       }
       if (out.names.empty()) out.none = true;
+      out.from_index = true;
       return out;
   }
   return Error::Validation("Invalid return_type: " + std::to_string(int(type)) + ".");
@@ -102,6 +114,12 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   ASSIGN_OR_RETURN(cols, ColumnsOf(*target.index, req.has_columns_to_get(), req.columns_to_get()));
   if (!req.has_search_query()) return Error::Validation("The search query must be set.");
   ASSIGN_OR_RETURN(sreq, DecodeSearchQuery(req.search_query()));
+  if (!cols.from_index && sreq.limit > kMaxSearchLimitFromTable) {
+    return Error::Validation("The limit must be in range [0, " +
+                             std::to_string(kMaxSearchLimitFromTable) +
+                             "] when columns are read from the table, but was " +
+                             std::to_string(sreq.limit) + ".");
+  }
   RETURN_IF_ERROR(search::SearchEngine::Validate(*target.index, sreq.query));
   RETURN_IF_ERROR(NeedEngine(s));
   sreq.now_ms = s.clock.NowMs();

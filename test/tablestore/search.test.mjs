@@ -158,7 +158,13 @@ describe('tablestore search indexes', () => {
     assert.deepEqual(pkDesc.rows.map(idOf), [59, 58, 57]);
     const page = await search(client, t, ix, Q.all(), { offset: 10, limit: 5, sort: [{ primaryKeySort: { order: ASC } }] });
     assert.deepEqual(page.rows.map(idOf), [10, 11, 12, 13, 14]);
-    await expectOtsError(search(client, t, ix, Q.all(), { limit: 101 }), 400, 'OTSParameterInvalid', 'limit');
+    // 1000 rows a page when every column comes from the index, 100 when the table is read.
+    const big = await search(client, t, ix, Q.all(), { limit: 1000 });
+    assert.equal(big.rows.length, N);
+    await expectOtsError(search(client, t, ix, Q.all(), { limit: 101, columns: { returnType: RT.RETURN_ALL } }),
+      400, 'OTSParameterInvalid', 'The limit must be in range [0, 100] when columns are read from the table, but was 101.');
+    await expectOtsError(search(client, t, ix, Q.all(), { limit: 1001 }), 400, 'OTSParameterInvalid',
+      'The limit must be in range [0, 1000], but was 1001.');
   });
 
   it('next_token pages cover every row exactly once; total counts', async () => {

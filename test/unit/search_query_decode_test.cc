@@ -191,7 +191,7 @@ TEST(SearchQueryDecode, SearchQueryPagingAndSort) {
   EXPECT_TRUE(r->sort[0].key.descending);
   EXPECT_EQ(r->sort[1].key.kind, model::SearchSortKey::Kind::kPrimaryKey);
 
-  sq.set_limit(101);
+  sq.set_limit(1001);
   EXPECT_FALSE(DecodeSearchQuery(sq.SerializePartialAsString()));
   sq.set_limit(100);
   sq.set_offset(99950);
