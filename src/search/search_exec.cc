@@ -279,6 +279,7 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
   if (req.parallel_id < 0 || req.parallel_id >= req.max_parallel) {
     return Error::Validation("current_parallel_id must be in [0, max_parallel)");
   }
+  if (req.session_id.size() > 256) return Error::Validation("session_id is too long");
   if (req.limit < 1 || req.limit > kMaxScanLimit) {
     return Error::Validation("limit must be in [1, " + std::to_string(kMaxScanLimit) + "]");
   }

@@ -636,6 +636,11 @@ TEST_F(SearchEngineTest, RefusesBadQueriesAndTokens) {
   EXPECT_FALSE(SearchEngine::Validate(ix, Term("num", CellValue::String("1"))).ok());
   EXPECT_FALSE(SearchEngine::Validate(ix, Text(Query::Kind::kMatch, "kw", "x")).ok());
   EXPECT_FALSE(SearchEngine::Validate(ix, Range("flag", std::nullopt, false, std::nullopt, false)).ok());
+  auto long_wildcard = SearchEngine::Validate(ix, Text(Query::Kind::kWildcard, "kw", std::string(33, 'a')));
+  ASSERT_FALSE(long_wildcard.ok());
+  EXPECT_EQ(long_wildcard.error().message(),
+            "length of field value is longer than 32 for the [WILDCARD_QUERY] query");
+  EXPECT_TRUE(SearchEngine::Validate(ix, Text(Query::Kind::kWildcard, "kw", std::string(32, '*'))).ok());
   Query deep;
   Query* cur = &deep;
   for (int i = 0; i < 100; ++i) {
