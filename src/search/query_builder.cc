@@ -126,7 +126,16 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
         return FieldError(KindName(q.kind) + " is not supported on field:" + q.field +
                           " type:" + type);
       }
-      if (q.text.size() > kMaxPatternBytes) {
+      if (q.kind == Query::Kind::kWildcard) {
+        // The service's limit and text (its FAQ "length of field value is longer than 32 for
+        // the [WILDCARD_QUERY] query"), counted in characters.
+        size_t chars = 0;
+        for (unsigned char c : q.text) chars += (c & 0xC0) != 0x80;
+        if (chars > kMaxWildcardChars) {
+          return FieldError("length of field value is longer than " +
+                            std::to_string(kMaxWildcardChars) + " for the [WILDCARD_QUERY] query");
+        }
+      } else if (q.text.size() > kMaxPatternBytes) {
         return FieldError(KindName(q.kind) + ": the value is longer than " +
                           std::to_string(kMaxPatternBytes) + " bytes");
       }

@@ -22,8 +22,11 @@ inline constexpr int kMaxQueryDepth = 32;
 inline constexpr size_t kMaxQueryNodes = 4096;
 inline constexpr size_t kMaxTermsPerQuery = 1024;     // Terms query values
 inline constexpr Xapian::termcount kMaxExpansion = 10000;  // Prefix, Wildcard, Keyword range terms
-inline constexpr size_t kMaxWildcardScan = 1000000;   // terms looked at by one Wildcard
-inline constexpr size_t kMaxPatternBytes = 1024;
+inline constexpr size_t kMaxWildcardScan = 200000;    // terms looked at by one Wildcard
+inline constexpr size_t kMaxPatternBytes = 1024;       // Prefix
+// Wildcard patterns: the service's limit, 32 characters (WildcardQuery's reference page);
+// matching is O(pattern x value), so it also bounds the work per term.
+inline constexpr size_t kMaxWildcardChars = 32;
 inline constexpr size_t kMaxShouldCombinations = 256;  // minimum_should_match expansion
 
 // Ok, or kValidation with the message (docs/compatibility.md lists them).

@@ -256,6 +256,17 @@ void SearchEngine::Impl::SyncIndexes() {
     std::error_code ec;
     std::filesystem::remove_all(ix->path, ec);
     spdlog::info("event=search_index_dropped id={} table_id={}", ix->id, ix->table_id);
+    // The table's last search index: nothing consumes its queue any more.
+    bool table_has_more = false;
+    for (const auto& [id, table_id] : wanted) table_has_more |= table_id == ix->table_id;
+    if (!table_has_more) {
+      storage::WriteBatch batch(store);
+      batch.DeleteRange(storage::Family::kSearch, storage::SearchQueueBegin(ix->table_id),
+                        storage::SearchQueueEnd(ix->table_id));
+      if (auto s = store.Write(batch); !s.ok()) {
+        spdlog::warn("event=search_queue_drop_failed message=\"{}\"", s.error().message());
+      }
+    }
   }
   for (const auto& [id, table_id] : wanted) {
     if (Find(id)) continue;

@@ -198,9 +198,14 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
           first = 0;
         }
         out = SearchResult();
+        // Without a search-after decider the page's own match counts every match when asked
+        // to check them all: one pass gives the page and the exact total.
+        bool count_in_page = req.total_count && !after && req.limit > 0;
         if (req.limit > 0) {
-          Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1, 0, nullptr,
+          Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1,
+                                               count_in_page ? db->get_doccount() : 0, nullptr,
                                                after.get());
+          if (count_in_page) out.total_hits = int64_t(mset.get_matches_estimated());
           Xapian::doccount n = 0;
           for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
             Xapian::Document doc = m.get_document();
@@ -221,7 +226,7 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
             out.next_token = EncodeToken(next);
           }
         }
-        if (req.total_count) {
+        if (req.total_count && !count_in_page) {
           Xapian::Enquire count(*db);
           count.set_query(q);
           count.set_weighting_scheme(Xapian::BoolWeight());
@@ -274,6 +279,7 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
   if (req.parallel_id < 0 || req.parallel_id >= req.max_parallel) {
     return Error::Validation("current_parallel_id must be in [0, max_parallel)");
   }
+  if (req.session_id.size() > 256) return Error::Validation("session_id is too long");
   if (req.limit < 1 || req.limit > kMaxScanLimit) {
     return Error::Validation("limit must be in [1, " + std::to_string(kMaxScanLimit) + "]");
   }

@@ -332,7 +332,7 @@ int Check(const std::string& data_dir) {
                  store.error().message().c_str());
     return 1;
   }
-  auto report = check::CheckStore(**store, SystemClock().NowMs());
+  auto report = check::CheckStore(**store, SystemClock().NowMs(), data_dir + "/search");
   if (!report) {
     std::fprintf(stderr, "ttlstore check: %s\n", report.error().message().c_str());
     return 1;
@@ -346,13 +346,15 @@ int Check(const std::string& data_dir) {
   std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
               "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
               "stream records (%llu past retention), %llu PITR change-log records, %llu Tablestore "
-              "index rows (%llu of indexes being removed), %llu problems\n",
+              "index rows (%llu of indexes being removed), %llu search-index documents (%llu "
+              "changes queued), %llu problems\n",
               report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
               n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
               n(report->stale_expiry_entries), n(report->index_entries),
               n(report->dropped_index_entries), n(report->stream_records),
               n(report->expired_stream_records), n(report->pitr_records),
               n(report->ts_index_rows), n(report->dropped_ts_index_rows),
+              n(report->search_documents), n(report->search_queue_entries),
               n(report->problem_count));
   return report->ok() ? 0 : 1;
 }

@@ -114,10 +114,7 @@ class Decoder {
         pb::WildcardQuery m;
         RETURN_IF_ERROR(Parse(body, &m));
         RETURN_IF_ERROR(NeedField(m.field_name(), "wildcard_query"));
-        if (m.value().size() > kMaxWildcardChars) {
-          return Error::Validation("[wildcard_query] value is too long, the limit is " +
-                                   std::to_string(kMaxWildcardChars) + " characters");
-        }
+        // Its 32-character limit is the engine's, with the service's text (search/).
         out.kind = search::Query::Kind::kWildcard;
         out.field = m.field_name();
         out.text = m.value();

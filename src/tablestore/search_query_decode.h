@@ -31,12 +31,11 @@ inline constexpr int kMaxTerms = 1024;
 inline constexpr int kMaxQueryNodes = 4096;
 // The service's limits on Search (help: "Search index limits", "How do I increase the value of
 // the limit parameter to 1000"): offset + limit <= 100000; at most 1000 rows per page when every
-// returned column is stored in the index, else 100 (the handler checks the latter); wildcard
-// strings 32 characters, prefixes 1000 bytes.
+// returned column is stored in the index, else 100 (the handler checks the latter); prefixes
+// 1000 bytes (the engine checks wildcards' 32 characters with the service's text).
 inline constexpr int kMaxSearchLimit = 1000;
 inline constexpr int kMaxSearchLimitFromTable = 100;
 inline constexpr int kMaxOffsetPlusLimit = 100000;
-inline constexpr size_t kMaxWildcardChars = 32;
 inline constexpr size_t kMaxPrefixBytes = 1000;
 // ParallelScan's page: the service's limit is 2000 rows.
 inline constexpr int kMaxScanLimit = 2000;

@@ -107,8 +107,11 @@ TEST(SearchQueryDecode, TextQueries) {
   EXPECT_TRUE(q->match_and);
   pb::WildcardQuery w;
   w.set_field_name("k");
-  w.set_value(std::string(33, '*'));
-  EXPECT_FALSE(DecodeQuery(Wrap(pb::WILDCARD_QUERY, w)));
+  w.set_value("k*y?");
+  auto wq = DecodeQuery(Wrap(pb::WILDCARD_QUERY, w));
+  ASSERT_TRUE(wq);
+  EXPECT_EQ(wq->kind, search::Query::Kind::kWildcard);
+  EXPECT_EQ(wq->text, "k*y?");
   pb::ExistsQuery e;
   EXPECT_FALSE(DecodeQuery(Wrap(pb::EXISTS_QUERY, e)));  // no field name
 }
