@@ -152,13 +152,18 @@ void SearchEngine::Wake() {
 }
 
 Status SearchEngine::Flush() {
+  // Every change committed before now has a sequence at most `target`; a pass that began
+  // after this call and left only larger sequences (with no build running) has applied them
+  // all, even while new writes keep the queue from ever being empty.
+  uint64_t target = impl_->store.LastSearchQueueSeq();
   std::unique_lock lock(impl_->wake_mu);
   if (!impl_->thread.joinable()) return Error::Internal("search engine not started");
   uint64_t after = impl_->passes_started;
   impl_->woken = true;
   impl_->wake_cv.notify_all();
   bool done = impl_->pass_cv.wait_for(lock, std::chrono::seconds(120), [&] {
-    return impl_->stopping || impl_->last_idle_pass > after;
+    return impl_->stopping || impl_->last_idle_pass > after ||
+           (impl_->last_floor_pass > after && impl_->last_floor > target);
   });
   if (!done) return Error::Internal("search index flush timed out");
   return Status::Ok();
@@ -203,7 +208,17 @@ void SearchEngine::Impl::Run() {
     } catch (const std::exception& e) {
       spdlog::error("event=search_pass_failed message=\"{}\"", e.what());
     }
+    std::optional<uint64_t> floor;
+    try {
+      floor = QueueFloor();
+    } catch (const std::exception&) {
+    }
     std::unique_lock lock(wake_mu);
+    if (floor) {
+      last_floor_pass = pass;
+      last_floor = *floor;
+      pass_cv.notify_all();
+    }
     if (!work) {
       last_idle_pass = pass;
       pass_cv.notify_all();
@@ -229,6 +244,23 @@ bool SearchEngine::Impl::Pass() {
     Purge();
   }
   return work;
+}
+
+std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
+  uint64_t floor = UINT64_MAX;
+  for (const auto& t : SearchTables(catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) {
+      if (meta.building) return std::nullopt;
+    }
+    auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t->id),
+                               storage::SearchQueueEnd(t->id), false, nullptr);
+    uint32_t table_id;
+    uint64_t seq;
+    if (it->Valid() && storage::DecodeSearchQueueKey(it->key(), &table_id, &seq)) {
+      floor = std::min(floor, seq);
+    }
+  }
+  return floor;
 }
 
 void SearchEngine::Impl::SyncIndexes() {

@@ -58,7 +58,8 @@ class SearchEngine {
                                   const model::SearchIndexMeta& index, const ScanRequest& req);
 
   IndexStats Stats(const model::SearchIndexMeta& index) const;
-  // Waits until every change queued before the call is searchable (tests, `ttlstore check`).
+  // Waits until every change queued before the call is searchable and no index is building
+  // (tests, `ttlstore check`); works under a steady write load too. Internal error after 120 s.
   Status Flush();
 
  private:
