@@ -625,6 +625,16 @@ TEST_F(SearchEngineTest, RestartReplaysTheQueue) {
   // The queue is empty once applied.
   auto it = store_->ScanFamily(storage::Family::kSearch, "", std::string(12, '\xff'), false, nullptr);
   EXPECT_FALSE(it->Valid());
+  // A lost folder is rebuilt from the rows at the next start; a stray one is removed.
+  engine_->Stop();
+  engine_.reset();
+  std::filesystem::remove_all(dir_ / "search" / std::to_string(Index().id));
+  std::filesystem::create_directories(dir_ / "search" / "999999");
+  StartEngine();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "search" / "999999"));
+  ASSERT_TRUE(engine_->Flush().ok());
+  EXPECT_EQ(engine_->Stats(Index()).row_count, int64_t(model_.size()));
+  ExpectQuery("all after a rebuild", Query{}, [](const Row&) { return true; });
 }
 
 TEST_F(SearchEngineTest, RefusesBadQueriesAndTokens) {
