@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -60,6 +61,10 @@ struct SearchEngine::Impl {
   // nothing left to do (no queue entry, no build).
   uint64_t passes_started = 0;  // GUARDED_BY(wake_mu)
   uint64_t last_idle_pass = 0;  // GUARDED_BY(wake_mu)
+  // The last pass that ended with no build running, and the smallest queue sequence it left
+  // (UINT64_MAX: none): every change with a smaller sequence is searchable.
+  uint64_t last_floor_pass = 0;     // GUARDED_BY(wake_mu)
+  uint64_t last_floor = 0;          // GUARDED_BY(wake_mu)
   std::condition_variable pass_cv;
   std::thread thread;
   int64_t last_purge_ms = 0;
@@ -76,6 +81,9 @@ struct SearchEngine::Impl {
   void Run();
   // One pass; returns true when it found work (another pass follows at once).
   bool Pass();
+  // After a pass: no build is running, and the smallest sequence still queued (UINT64_MAX if
+  // none); nullopt while a build runs.
+  std::optional<uint64_t> QueueFloor();
   void SyncIndexes();
   bool ApplyQueue(uint32_t table_id);
   bool BuildChunk(const std::string& table_name, uint32_t table_id, uint32_t index_id);

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -110,12 +111,20 @@ Status SearchEngine::Start() {
   } catch (const Xapian::Error& e) {
     return Error::Internal("search indexes: " + e.get_description());
   }
-  // Folders of indexes no table names: drops (or table deletions) a crash interrupted.
+  // Folders of indexes no table names: drops (or table deletions) a crash interrupted. Only
+  // the catalog decides: a folder that failed to open is kept.
+  std::set<uint32_t> named;
+  for (const auto& t : SearchTables(impl_->catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) named.insert(meta.id);
+  }
   for (const auto& entry : std::filesystem::directory_iterator(impl_->dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (name.empty() || name.size() > 10 ||
+        name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
     uint32_t id = uint32_t(std::stoul(name));
-    if (!impl_->Find(id)) {
+    if (!named.count(id)) {
       std::filesystem::remove_all(entry.path(), ec);
       spdlog::info("event=search_index_folder_removed id={}", id);
     }
@@ -152,13 +161,18 @@ void SearchEngine::Wake() {
 }
 
 Status SearchEngine::Flush() {
+  // Every change committed before now has a sequence at most `target`; a pass that began
+  // after this call and left only larger sequences (with no build running) has applied them
+  // all, even while new writes keep the queue from ever being empty.
+  uint64_t target = impl_->store.LastSearchQueueSeq();
   std::unique_lock lock(impl_->wake_mu);
   if (!impl_->thread.joinable()) return Error::Internal("search engine not started");
   uint64_t after = impl_->passes_started;
   impl_->woken = true;
   impl_->wake_cv.notify_all();
   bool done = impl_->pass_cv.wait_for(lock, std::chrono::seconds(120), [&] {
-    return impl_->stopping || impl_->last_idle_pass > after;
+    return impl_->stopping || impl_->last_idle_pass > after ||
+           (impl_->last_floor_pass > after && impl_->last_floor > target);
   });
   if (!done) return Error::Internal("search index flush timed out");
   return Status::Ok();
@@ -203,7 +217,17 @@ void SearchEngine::Impl::Run() {
     } catch (const std::exception& e) {
       spdlog::error("event=search_pass_failed message=\"{}\"", e.what());
     }
+    std::optional<uint64_t> floor;
+    try {
+      floor = QueueFloor();
+    } catch (const std::exception&) {
+    }
     std::unique_lock lock(wake_mu);
+    if (floor) {
+      last_floor_pass = pass;
+      last_floor = *floor;
+      pass_cv.notify_all();
+    }
     if (!work) {
       last_idle_pass = pass;
       pass_cv.notify_all();
@@ -220,7 +244,13 @@ bool SearchEngine::Impl::Pass() {
   for (const auto& t : tables) work |= ApplyQueue(t->id);
   for (const auto& t : tables) {
     for (const auto& meta : t->tablestore->search_indexes) {
-      if (meta.building) work |= BuildChunk(t->name, t->id, meta.id);
+      // The Xapian metadata decides, not only the catalog: an index whose folder was lost
+      // (created empty again by SyncIndexes) is rebuilt from the rows the same way.
+      auto ix = Find(meta.id);
+      bool built = ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) == "1";
+      if (meta.building || (ix && ix->writer && !built)) {
+        work |= BuildChunk(t->name, t->id, meta.id);
+      }
     }
   }
   int64_t now = clock.NowMs();
@@ -229,6 +259,25 @@ bool SearchEngine::Impl::Pass() {
     Purge();
   }
   return work;
+}
+
+std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
+  uint64_t floor = UINT64_MAX;
+  for (const auto& t : SearchTables(catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) {
+      if (meta.building) return std::nullopt;
+      auto ix = Find(meta.id);
+      if (ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) != "1") return std::nullopt;
+    }
+    auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t->id),
+                               storage::SearchQueueEnd(t->id), false, nullptr);
+    uint32_t table_id;
+    uint64_t seq;
+    if (it->Valid() && storage::DecodeSearchQueueKey(it->key(), &table_id, &seq)) {
+      floor = std::min(floor, seq);
+    }
+  }
+  return floor;
 }
 
 void SearchEngine::Impl::SyncIndexes() {
@@ -352,8 +401,9 @@ bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t tabl
   for (const auto& m : schema.search_indexes) {
     if (m.id == index_id) meta = &m;
   }
-  if (!meta || !meta->building) return false;
+  if (!meta) return false;
   bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
+  if (built && !meta->building) return false;
   if (!built) {
     std::string cursor = ix->writer->get_metadata(kMetaBuildCursor);
     if (cursor.empty()) {

@@ -19,6 +19,7 @@
 #include "search/query_builder.h"
 #include "search/search_engine.h"
 #include "search/terms.h"
+#include "storage/search_index_codec.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::search {
@@ -624,6 +625,16 @@ TEST_F(SearchEngineTest, RestartReplaysTheQueue) {
   // The queue is empty once applied.
   auto it = store_->ScanFamily(storage::Family::kSearch, "", std::string(12, '\xff'), false, nullptr);
   EXPECT_FALSE(it->Valid());
+  // A lost folder is rebuilt from the rows at the next start; a stray one is removed.
+  engine_->Stop();
+  engine_.reset();
+  std::filesystem::remove_all(dir_ / "search" / std::to_string(Index().id));
+  std::filesystem::create_directories(dir_ / "search" / "999999");
+  StartEngine();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "search" / "999999"));
+  ASSERT_TRUE(engine_->Flush().ok());
+  EXPECT_EQ(engine_->Stats(Index()).row_count, int64_t(model_.size()));
+  ExpectQuery("all after a rebuild", Query{}, [](const Row&) { return true; });
 }
 
 TEST_F(SearchEngineTest, RefusesBadQueriesAndTokens) {
@@ -675,3 +686,45 @@ TEST_F(SearchEngineTest, RefusesBadQueriesAndTokens) {
 
 }  // namespace
 }  // namespace ttlstore::search
+
+namespace ttlstore::storage {
+namespace {
+
+TEST(SearchIndexCodec, RoundTripsEveryField) {
+  model::SearchIndexMeta m;
+  m.name = "ix";
+  m.id = 77;
+  m.time_to_live = 86400;
+  m.create_time_us = 1'700'000'000'123'456;
+  m.building = false;
+  model::SearchField f;
+  f.name = "t";
+  f.type = model::SearchFieldType::kText;
+  f.index = true;
+  f.sort_and_agg = false;
+  f.store = false;
+  f.is_array = true;
+  f.analyzer = "split";
+  f.analyzer_parameter = std::string("\x0a\x01,", 3);
+  f.date_formats = {"yyyy", "MM"};
+  m.fields = {f, model::SearchField{}};
+  m.fields[1].name = "k";
+  m.index_sort = {{model::SearchSortKey::Kind::kField, "k", true},
+                  {model::SearchSortKey::Kind::kPrimaryKey, "", false}};
+  model::SearchIndexMeta back;
+  ASSERT_TRUE(DecodeSearchIndex(EncodeSearchIndex(m), &back));
+  EXPECT_EQ(back.name, m.name);
+  EXPECT_EQ(back.id, m.id);
+  EXPECT_EQ(back.time_to_live, m.time_to_live);
+  EXPECT_EQ(back.create_time_us, m.create_time_us);
+  EXPECT_EQ(back.building, false);
+  EXPECT_EQ(back.fields, m.fields);
+  EXPECT_EQ(back.index_sort, m.index_sort);
+  m.building = true;
+  ASSERT_TRUE(DecodeSearchIndex(EncodeSearchIndex(m), &back));
+  EXPECT_TRUE(back.building);
+  EXPECT_FALSE(DecodeSearchIndex(std::string("\x01\x05", 2), &back));
+}
+
+}  // namespace
+}  // namespace ttlstore::storage
