@@ -2,8 +2,9 @@
 # CI smoke test of the benchmark tooling: builds bench/loadgen, starts ttlstore on a free loopback
 # port with a fresh data dir, runs every workload for 1 s with 4 connections, and fails if any
 # workload reports an error or completes no operation. Also checks loadgen's SigV4 signature
-# against botocore's when botocore is installed; then the Tablestore increments and purge
-# benchmarks at a size of seconds (when the Tablestore SDK is installed). Takes well under 60 s.
+# against botocore's when botocore is installed; then the Tablestore increments, purge and
+# search-index benchmarks at a size of seconds (when the Tablestore SDK is installed). Takes
+# well under 60 s.
 #   TTLSTORE_BIN  ttlstore binary (default build/ttlstore, built with scripts/build.sh if missing)
 #   LOADGEN_BUILD_DIR  where to build the load generator (default build-bench)
 set -euo pipefail
@@ -74,7 +75,8 @@ done
 # takes seconds; they need the SDK the Tablestore tests install.
 if [ -d test/tablestore/node_modules/tablestore ]; then
   for run in "tablestore_increments.mjs --count 2000 --window 500 --max-seconds 60" \
-             "tablestore_purge.mjs --rows 20000 --hidden-percent 1 --kind ttl --interval 1"; do
+             "tablestore_purge.mjs --rows 20000 --hidden-percent 1 --kind ttl --interval 1" \
+             "search.mjs --rows 2000 --write-rows 1000 --seconds 1 --concurrency 2"; do
     # shellcheck disable=SC2086
     if timeout 120 node bench/${run%% *} --bin "$ttlstore" ${run#* } >"$work/ts.out" 2>&1; then
       passed=$((passed + 1))

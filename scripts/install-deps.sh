@@ -9,6 +9,8 @@ packages=(
   # libraries
   librocksdb-dev libjemalloc-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
   libssl-dev zlib1g-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # the search indexes' engine (src/search)
+  libxapian-dev
   # the Tablestore front end's protobuf messages
   protobuf-compiler libprotobuf-dev
   # the libFuzzer targets (fuzz/), built with clang under ASan and UBSan

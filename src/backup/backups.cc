@@ -143,10 +143,12 @@ Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescript
   t.ttl_attribute = src.ttl_attribute;
   t.tablestore = src.tablestore;
   // Secondary indexes are not restored: their rows live under ids of the source table's
-  // (docs/tablestore.md, "Secondary indexes").
+  // (docs/tablestore.md, "Secondary indexes"). Nor are search indexes: their folders are
+  // named by ids of the source table's.
   if (t.tablestore) {
     t.tablestore->indexes.clear();
     t.tablestore->dropped_index_rows.clear();
+    t.tablestore->search_indexes.clear();
   }
   summary.in_progress = true;
   t.restore = std::move(summary);

@@ -1,5 +1,6 @@
 #include "check/consistency.h"
 #include "check/pitr_check.h"
+#include "check/search_check.h"
 #include "check/ts_index_check.h"
 
 #include <fmt/format.h>
@@ -29,7 +30,8 @@ namespace {
 
 class Checker {
  public:
-  Checker(const storage::Store& store, int64_t now_ms) : store_(store), now_ms_(now_ms) {}
+  Checker(const storage::Store& store, int64_t now_ms, std::string search_dir)
+      : store_(store), now_ms_(now_ms), search_dir_(std::move(search_dir)) {}
 
   Result<CheckReport> Run() {
     ASSIGN_OR_RETURN(tables, store_.LoadTables());
@@ -50,6 +52,12 @@ class Checker {
     RETURN_IF_ERROR(CheckStreams());
     RETURN_IF_ERROR(CheckPitrLog(store_, tables_, &report_.pitr_records,
                                  [this](std::string text) { Problem(std::move(text)); }));
+    if (!search_dir_.empty()) {
+      RETURN_IF_ERROR(CheckSearchIndexes(store_, tables_, search_dir_, now_ms_,
+                                         &report_.search_documents,
+                                         &report_.search_queue_entries,
+                                         [this](std::string text) { Problem(std::move(text)); }));
+    }
     return std::move(report_);
   }
 
@@ -517,6 +525,7 @@ class Checker {
 
   const storage::Store& store_;
   const int64_t now_ms_;
+  const std::string search_dir_;
   std::map<uint32_t, model::TableDescriptor> tables_;
   std::set<uint32_t> index_rows_ids_;  // Tablestore secondary indexes' row prefixes
   std::map<uint32_t, Sums> sums_;
@@ -528,8 +537,9 @@ class Checker {
 
 }  // namespace
 
-Result<CheckReport> CheckStore(const storage::Store& store, int64_t now_ms) {
-  return Checker(store, now_ms).Run();
+Result<CheckReport> CheckStore(const storage::Store& store, int64_t now_ms,
+                               const std::string& search_dir) {
+  return Checker(store, now_ms, search_dir).Run();
 }
 
 }  // namespace ttlstore::check

@@ -31,7 +31,9 @@
 //   - every Tablestore secondary index holds exactly the rows its table's rows imply
 //     (check/ts_index_check.h);
 //   - every PITR change-log record decodes and belongs to a live table with PITR enabled, and
-//     its old image carries the key it names (check/pitr_check.h).
+//     its old image carries the key it names (check/pitr_check.h);
+//   - every built search index holds exactly the documents its table's rows imply, apart from
+//     rows still in its change queue (check/search_check.h).
 // Expiry entries that match no item (left after TTL was turned off, an item saved by an update
 // while TTL was off, a dropped table) are harmless, the sweeper drops them, and are only counted.
 #pragma once
@@ -59,6 +61,8 @@ struct CheckReport {
   uint64_t expired_stream_records = 0;  // past retention, left for the trimmer
   uint64_t ttl_backfill_items = 0;      // items a pending TTL backfill has still to index
   uint64_t pitr_records = 0;            // PITR change-log records
+  uint64_t search_documents = 0;        // documents of search indexes
+  uint64_t search_queue_entries = 0;    // search-queue entries not yet applied
   uint64_t problem_count = 0;
   // The first problems found, one sentence each (at most kMaxListedProblems).
   std::vector<std::string> problems;
@@ -69,6 +73,9 @@ inline constexpr size_t kMaxListedProblems = 50;
 
 // `now_ms` decides which TTL values are too old to expire (D4) and which stream records are
 // past their retention.
-Result<CheckReport> CheckStore(const storage::Store& store, int64_t now_ms);
+// With `search_dir` (<data-dir>/search), the search indexes are checked too
+// (check/search_check.h).
+Result<CheckReport> CheckStore(const storage::Store& store, int64_t now_ms,
+                               const std::string& search_dir = "");
 
 }  // namespace ttlstore::check

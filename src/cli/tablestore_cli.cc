@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/ots_client.h"
+#include "tablestore/search.pb.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::cli {
@@ -24,6 +25,7 @@ struct AlterFlags {
   std::optional<int32_t> max_versions;
   std::optional<int64_t> deviation;
   std::optional<std::string> allow_update;
+  std::optional<std::string> search_index;  // with --ttl: that search index's TTL instead
 };
 
 void AddCommon(CLI::App* cmd, CommonFlags& f) {
@@ -84,6 +86,41 @@ const char* PkTypeName(otspb::PrimaryKeyType t) {
   return "?";
 }
 
+// Describe's search-index lines: each index's TTL, build phase and row count.
+int DescribeSearchIndexes(const OtsEndpoint& endpoint, const std::string& table) {
+  otssearchpb::ListSearchIndexRequest list;
+  list.set_table_name(table);
+  auto r = CallOts(endpoint, "ListSearchIndex", list.SerializeAsString());
+  if (!r.ok) return Fail(r);
+  otssearchpb::ListSearchIndexResponse indices;
+  if (!indices.ParsePartialFromString(r.body)) {
+    std::fprintf(stderr, "ttlstore: the server's ListSearchIndex answer does not parse\n");
+    return 1;
+  }
+  for (const auto& info : indices.indices()) {
+    otssearchpb::DescribeSearchIndexRequest req;
+    req.set_table_name(table);
+    req.set_index_name(info.index_name());
+    auto d = CallOts(endpoint, "DescribeSearchIndex", req.SerializeAsString());
+    if (!d.ok) return Fail(d);
+    otssearchpb::DescribeSearchIndexResponse resp;
+    if (!resp.ParsePartialFromString(d.body)) {
+      std::fprintf(stderr, "ttlstore: the server's DescribeSearchIndex answer does not parse\n");
+      return 1;
+    }
+    std::printf("search index: %s time_to_live: %d%s (%s, %lld rows) fields:",
+                info.index_name().c_str(), resp.time_to_live(),
+                resp.time_to_live() == -1 ? " (never expires)" : " seconds",
+                resp.sync_stat().sync_phase() == otssearchpb::FULL ? "building" : "ready",
+                static_cast<long long>(resp.metering_info().row_count()));
+    for (const auto& field : resp.schema().field_schemas()) {
+      std::printf(" %s", field.field_name().c_str());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
 int Describe(const CommonFlags& f) {
   auto endpoint = EndpointOf(f);
   if (!endpoint) return 2;
@@ -118,12 +155,35 @@ int Describe(const CommonFlags& f) {
     for (const auto& c : ix.defined_column()) std::printf(" %s", c.c_str());
     std::printf("\n");
   }
+  return DescribeSearchIndexes(*endpoint, f.table);
+}
+
+void PrintSearchIndexTtl(const std::string& name, int32_t ttl) {
+  std::printf("search index: %s time_to_live: %d%s\n", name.c_str(), ttl,
+              ttl == -1 ? " (never expires)" : " seconds");
+}
+
+// Alter's --search-index: UpdateSearchIndex with the new TTL (T11, T13).
+int AlterSearchIndex(const OtsEndpoint& endpoint, const CommonFlags& f, const AlterFlags& a) {
+  if (!a.ttl || a.max_versions || a.deviation || a.allow_update) {
+    std::fprintf(stderr, "ttlstore alter: --search-index takes --ttl and nothing else\n");
+    return 2;
+  }
+  otssearchpb::UpdateSearchIndexRequest req;
+  req.set_table_name(f.table);
+  req.set_index_name(*a.search_index);
+  req.set_time_to_live(*a.ttl);
+  auto r = CallOts(endpoint, "UpdateSearchIndex", req.SerializeAsString());
+  if (!r.ok) return Fail(r);
+  std::printf("table: %s\n", f.table.c_str());
+  PrintSearchIndexTtl(*a.search_index, *a.ttl);
   return 0;
 }
 
 int Alter(const CommonFlags& f, const AlterFlags& a) {
   auto endpoint = EndpointOf(f);
   if (!endpoint) return 2;
+  if (a.search_index) return AlterSearchIndex(*endpoint, f, a);
   otspb::UpdateTableRequest req;
   req.set_table_name(f.table);
   auto* o = req.mutable_table_options();
@@ -156,7 +216,8 @@ void AddTablestoreCommands(CLI::App& app, int* exit_code) {
   auto describe_flags = std::make_shared<CommonFlags>();
   CLI::App* describe = app.add_subcommand(
       "describe", "Show a Tablestore table's primary key and options (time to live, max "
-                  "versions, max time deviation, allow update) from a running server.");
+                  "versions, max time deviation, allow update) and its search indexes' time "
+                  "to live from a running server.");
   AddCommon(describe, *describe_flags);
   describe->callback([describe_flags, exit_code] { *exit_code = Describe(*describe_flags); });
 
@@ -173,6 +234,9 @@ void AddTablestoreCommands(CLI::App& app, int* exit_code) {
   alter->add_option("--allow-update", alter_flags->allow_update,
                     "Whether UpdateRow is allowed: true or false")
       ->check(CLI::IsMember({"true", "false"}));
+  alter->add_option("--search-index", alter_flags->search_index,
+                    "With --ttl: change this search index's time to live instead of the "
+                    "table's (it may not exceed the table's; needs allow-update false)");
   alter->callback([alter_common, alter_flags, exit_code] {
     *exit_code = Alter(*alter_common, *alter_flags);
   });

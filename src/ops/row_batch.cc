@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "storage/search_queue.h"
 #include "versions/index_rows.h"
 #include "versions/purge_index.h"
 
@@ -39,6 +40,17 @@ void StageRowChange(storage::WriteBatch& batch, const model::TablestoreSchema& s
       ++o;
       ++n;
     }
+  }
+  if (!schema.search_indexes.empty() && key.size() >= 4) {
+    // The search indexes learn of the change from the queue (storage/search_queue.h); the
+    // table id is the row key's first 4 bytes.
+    std::string_view k = key;
+    uint32_t table_id = 0;
+    GetFixed32BE(&k, &table_id);
+    batch.Put(storage::Family::kSearch,
+              storage::SearchQueueKey(table_id,
+                                      batch.store().NextSearchQueueSeq()),
+              key);
   }
   if (after) {
     batch.Put(storage::Family::kRows, key, versions::EncodeRow(*after));

@@ -21,6 +21,8 @@ namespace ttlstore::ops {
 // them). The rows of the table's secondary indexes (`schema.indexes`) that `before` implies
 // and `after` does not are deleted, those `after` implies are put (versions/index_rows.h), in
 // the same batch: index rows have no purge-index entries, the table row's purge keeps them.
+// When the table has search indexes (`schema.search_indexes`), an entry naming the row joins
+// the search queue (storage/search_queue.h), in the same batch.
 void StageRowChange(storage::WriteBatch& batch, const model::TablestoreSchema& schema,
                     const std::string& key,
                     const versions::StoredRow* before, const versions::StoredRow* after,

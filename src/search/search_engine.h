@@ -9,6 +9,15 @@
 //
 // Reads never wait for the queue: like the service's, a search index is near-real-time. Rows
 // past the index's TTL (T11) or the table's TTL are hidden at query time, before any purge.
+//
+// For the front end (tablestore/): CreateSearchIndex gives the new SearchIndexMeta an id from
+// TableCatalog::AllocateId(), create_time_us, building = true, adds it with catalog.Update and
+// calls Wake(); DeleteSearchIndex removes it with catalog.Update and calls Wake() (the folder is
+// deleted by the background thread); DescribeSearchIndex reads Stats(). Search and
+// ParallelScan return `rows` keys: read the rows with versions::DecodeRowKey / RowOps. Every
+// refusal is ErrorCode::kValidation (OTSParameterInvalid) with the text to show
+// (docs/compatibility.md, "Tablestore search indexes"); a bad next_token is "invalid
+// next_token". Tokens are opaque bytes of at most 64 KiB (search/token.h).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +67,8 @@ class SearchEngine {
                                   const model::SearchIndexMeta& index, const ScanRequest& req);
 
   IndexStats Stats(const model::SearchIndexMeta& index) const;
-  // Waits until every change queued before the call is searchable (tests, `ttlstore check`).
+  // Waits until every change queued before the call is searchable and no index is building
+  // (tests, `ttlstore check`); works under a steady write load too. Internal error after 120 s.
   Status Flush();
 
  private:

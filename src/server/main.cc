@@ -30,6 +30,7 @@
 #include "ops/row_ops.h"
 #include "ops/row_purge_scheduler.h"
 #include "ops/ts_index_backfill.h"
+#include "search/search_engine.h"
 #include "ops/row_purger.h"
 #include "ops/table_ops.h"
 #include "server/http_server.h"
@@ -188,6 +189,15 @@ int Serve(const ServeFlags& flags) {
                                            flags.tablestore_min_ttl,
                                            policies ? &*policies : nullptr, &transactions,
                                            &ts_index_backfill};
+  // Search indexes: a Xapian database per index under <data-dir>/search, fed from the change
+  // queue by one background thread (search/search_engine.h). Started here so that the first
+  // request finds every index open; the thread resumes whatever a stop or crash left.
+  search::SearchEngine search_engine(**store, catalog, flags.data_dir + "/search", clock);
+  if (Status s = search_engine.Start(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  tablestore_services.search = &search_engine;
   ops::RowPurgeScheduler purge_scheduler(purger,
                                          std::chrono::seconds(flags.version_purge_interval_s));
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
@@ -293,6 +303,7 @@ int Serve(const ServeFlags& flags) {
   purge_scheduler.Start();
   ts_index_backfill.Start();
   http.Run();
+  search_engine.Stop();
   ts_index_backfill.Stop();
   purge_scheduler.Stop();
   sweeper.Stop();
@@ -321,7 +332,7 @@ int Check(const std::string& data_dir) {
                  store.error().message().c_str());
     return 1;
   }
-  auto report = check::CheckStore(**store, SystemClock().NowMs());
+  auto report = check::CheckStore(**store, SystemClock().NowMs(), data_dir + "/search");
   if (!report) {
     std::fprintf(stderr, "ttlstore check: %s\n", report.error().message().c_str());
     return 1;
@@ -335,13 +346,15 @@ int Check(const std::string& data_dir) {
   std::printf("%s: %llu tables, %llu items (%llu awaiting a TTL backfill), %llu rows, %llu expiry "
               "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
               "stream records (%llu past retention), %llu PITR change-log records, %llu Tablestore "
-              "index rows (%llu of indexes being removed), %llu problems\n",
+              "index rows (%llu of indexes being removed), %llu search-index documents (%llu "
+              "changes queued), %llu problems\n",
               report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
               n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
               n(report->stale_expiry_entries), n(report->index_entries),
               n(report->dropped_index_entries), n(report->stream_records),
               n(report->expired_stream_records), n(report->pitr_records),
               n(report->ts_index_rows), n(report->dropped_ts_index_rows),
+              n(report->search_documents), n(report->search_queue_entries),
               n(report->problem_count));
   return report->ok() ? 0 : 1;
 }

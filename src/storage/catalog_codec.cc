@@ -1,6 +1,7 @@
 #include "storage/catalog_codec.h"
 
 #include "common/coding.h"
+#include "storage/search_index_codec.h"
 
 namespace ttlstore::storage {
 namespace {
@@ -95,6 +96,7 @@ enum TablestoreTag : uint64_t {
   kTsLocalTxnDisabled = 12,
   kTsIndex = 13,            // nested TsIndexTag fields, repeated in creation order
   kTsDroppedIndexRows = 14, // varint rows id, repeated: dropped indexes' rows still to remove
+  kTsSearchIndex = 15,      // search index (storage/search_index_codec.h), repeated in creation order
 };
 
 // Fields inside a kTsIndex payload; persisted.
@@ -187,6 +189,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
     PutField(&out, kTsIndex, p);
   }
   for (uint32_t id : ts.dropped_index_rows) PutVarintField(&out, kTsDroppedIndexRows, id);
+  for (const auto& si : ts.search_indexes) PutField(&out, kTsSearchIndex, EncodeSearchIndex(si));
   return out;
 }
 
@@ -245,6 +248,7 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ok = GetVarintPayload(p, &v);
         ts->dropped_index_rows.push_back(uint32_t(v));
         break;
+      case kTsSearchIndex: ok = DecodeSearchIndex(p, &ts->search_indexes.emplace_back()); break;
       default: break;
     }
     if (!ok) return false;

@@ -23,6 +23,7 @@
 #include "storage/expiry_key.h"
 #include "storage/key_codec.h"
 #include "storage/rocksdb_logger.h"
+#include "storage/search_queue.h"
 
 namespace ttlstore::storage {
 namespace {
@@ -148,6 +149,8 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   batch_->DeleteRange(store_.purge_, begin, PrefixSuccessor(begin));
   // Its PITR change log (storage/pitr_log.h: keys begin with the table id).
   if (store_.pitr_) batch_->DeleteRange(store_.pitr_, begin, PrefixSuccessor(begin));
+  // Its search-index change queue (storage/search_queue.h: keys begin with the table id).
+  if (store_.search_) batch_->DeleteRange(store_.search_, begin, PrefixSuccessor(begin));
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   // A Tablestore table's secondary indexes: their rows, under ids of their own.
@@ -245,6 +248,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"rows", rows_options},
       {"purge", cf_options},
       {"pitr", cf_options},
+      {"search", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;
@@ -299,7 +303,31 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->rows_ = store->handles_[7];
   store->purge_ = store->handles_.size() > 8 ? store->handles_[8] : nullptr;
   store->pitr_ = store->handles_.size() > 9 ? store->handles_[9] : nullptr;
+  store->search_ = store->handles_.size() > 10 ? store->handles_[10] : nullptr;
+  if (store->search_) store->SeedSearchQueueSeq();
   return store;
+}
+
+void Store::SeedSearchQueueSeq() {
+  // The largest sequence of each table's queue: one seek to the table's last entry, then one
+  // to the next table's first, so the cost follows the number of tables, not of entries.
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), search_));
+  uint64_t largest = 0;
+  it->SeekToFirst();
+  while (it->Valid()) {
+    std::string_view k(it->key().data(), it->key().size());
+    if (k.size() < 4) break;
+    std::string next = PrefixSuccessor(std::string(k.substr(0, 4)));
+    it->SeekForPrev(rocksdb::Slice(next.data(), next.size()));
+    if (!it->Valid()) break;
+    uint32_t table_id;
+    uint64_t seq;
+    if (DecodeSearchQueueKey({it->key().data(), it->key().size()}, &table_id, &seq)) {
+      largest = std::max(largest, seq);
+    }
+    it->Seek(rocksdb::Slice(next.data(), next.size()));
+  }
+  search_queue_seq_.store(largest);
 }
 
 Store::~Store() {
@@ -391,6 +419,7 @@ rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
     case Family::kRows: return rows_;
     case Family::kPurge: return purge_;
     case Family::kPitr: return pitr_;
+    case Family::kSearch: return search_;
   }
   return streams_;
 }

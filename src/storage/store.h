@@ -18,6 +18,8 @@
 //            (versions/purge_index.h), written in the same batch as each row
 //   pitr     the point-in-time-recovery change log of tables with PITR enabled: each write's
 //            old image, dated, in the same batch as the write (storage/pitr_log.h)
+//   search   the change queue of tables with search indexes: the row keys written, in the
+//            same batch as the row (storage/search_queue.h), consumed by search/
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -74,7 +76,7 @@ struct TableStats {
 class Store;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
-enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr };
+enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch };
 
 // One atomic write. Build it, then Store::Write it.
 class WriteBatch {
@@ -192,6 +194,12 @@ class Store {
   // Entry count and size of one secondary index (stats key: table id . index id, 4 bytes BE each).
   Result<TableStats> GetIndexStats(uint32_t table_id, uint32_t index_id) const;
   CompactionState Compactions() const;
+  // The next sequence number of a search-queue entry (storage/search_queue.h): larger than
+  // every entry the family held at Open and every number handed out since. Unique per data
+  // dir; not the commit order (two writers may commit their entries in either order).
+  uint64_t NextSearchQueueSeq() const { return search_queue_seq_.fetch_add(1) + 1; }
+  // The largest sequence number handed out so far (or found at Open).
+  uint64_t LastSearchQueueSeq() const { return search_queue_seq_.load(); }
   // RocksDB's estimate of the bytes the items in [lower, upper) take, memtables included (cheap:
   // no item is read).
   uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const;
@@ -208,6 +216,7 @@ class Store {
                                      const std::string* start_after) const;
 
   bool TryResume();
+  void SeedSearchQueueSeq();
   // Lowers earliest_committed_expiry_ to `due_ms` if it is earlier.
   void AnnounceExpiry(int64_t due_ms);
 
@@ -215,6 +224,7 @@ class Store {
   std::atomic<int64_t> last_resume_ms_{0};      // steady clock, for TryResume's rate limit
   std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
   std::atomic<int64_t> earliest_committed_expiry_{INT64_MAX};
+  mutable std::atomic<uint64_t> search_queue_seq_{0};  // handed out by a const batch.store()
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
@@ -227,6 +237,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* rows_ = nullptr;
   rocksdb::ColumnFamilyHandle* purge_ = nullptr;
   rocksdb::ColumnFamilyHandle* pitr_ = nullptr;
+  rocksdb::ColumnFamilyHandle* search_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

@@ -46,13 +46,15 @@ OtsError ToOtsError(const Error& error) {
     case ErrorCode::kConditionalCheckFailed:
       return {403, "OTSConditionCheckFail", "Condition check failed."};
     case ErrorCode::kResourceNotFound:
-      if (m == kStreamNotExistMessage || m == kShardNotExistMessage) {
+      if (m == kStreamNotExistMessage || m == kShardNotExistMessage ||
+          m.starts_with(kSearchIndexMessagePrefix)) {
         return {404, "OTSObjectNotExist", m};
       }
       return {404, "OTSObjectNotExist", "Requested table does not exist."};
     case ErrorCode::kTrimmedDataAccess:
       return {400, "OTSTrimmedDataAccess", m};
     case ErrorCode::kResourceInUse:
+      if (m.starts_with(kSearchIndexMessagePrefix)) return {409, "OTSObjectAlreadyExist", m};
       return {409, "OTSObjectAlreadyExist", "Requested table already exists."};
     case ErrorCode::kAccessDenied:
       return {403, "OTSNoPermissionAccess", m};

@@ -29,6 +29,10 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"GetShardIterator", &GetShardIterator}, {"GetStreamRecord", &GetStreamRecord},
       {"StartLocalTransaction", &StartLocalTransaction},
       {"CommitTransaction", &CommitTransaction}, {"AbortTransaction", &AbortTransaction},
+      {"CreateSearchIndex", &CreateSearchIndex}, {"DescribeSearchIndex", &DescribeSearchIndex},
+      {"ListSearchIndex", &ListSearchIndex}, {"DeleteSearchIndex", &DeleteSearchIndex},
+      {"UpdateSearchIndex", &UpdateSearchIndex}, {"Search", &Search},
+      {"ComputeSplits", &ComputeSplits}, {"ParallelScan", &ParallelScan},
   };
   return *handlers;
 }

@@ -12,6 +12,7 @@
 #include "common/result.h"
 #include "tablestore/tablestore.pb.h"
 #include "tablestore/request_shapes.h"
+#include "tablestore/search_shapes.h"
 #include "tablestore/services.h"
 
 namespace ttlstore::tablestore {
@@ -42,6 +43,15 @@ Result<std::string> GetStreamRecord(const Services& s, std::string_view body);
 Result<std::string> StartLocalTransaction(const Services& s, std::string_view body);
 Result<std::string> CommitTransaction(const Services& s, std::string_view body);
 Result<std::string> AbortTransaction(const Services& s, std::string_view body);
+// Search indexes: search_index_handlers.cc (the control plane) and search_handlers.cc.
+Result<std::string> CreateSearchIndex(const Services& s, std::string_view body);
+Result<std::string> DescribeSearchIndex(const Services& s, std::string_view body);
+Result<std::string> ListSearchIndex(const Services& s, std::string_view body);
+Result<std::string> DeleteSearchIndex(const Services& s, std::string_view body);
+Result<std::string> UpdateSearchIndex(const Services& s, std::string_view body);
+Result<std::string> Search(const Services& s, std::string_view body);
+Result<std::string> ComputeSplits(const Services& s, std::string_view body);
+Result<std::string> ParallelScan(const Services& s, std::string_view body);
 
 // Shared by the handlers.
 // Parses `body` into `message` (missing required fields are checked by the caller, so that
@@ -77,6 +87,11 @@ Result<model::TsIndex> NewIndex(const Services& s, const model::TablestoreSchema
                                 const otspb::IndexMeta& meta);
 // T12 for a table with indexes: max versions 1; a TTL other than -1 needs allow_update false.
 Status CheckIndexedOptions(const model::VersionOptions& options);
+// T11/T12 for UpdateTable on a table with secondary or search indexes: `before` are the
+// table's options, `after` what the request makes of them (search_index_handlers.cc).
+Status CheckIndexedOptionsChange(const model::TablestoreSchema& table,
+                                 const model::VersionOptions& before,
+                                 const model::VersionOptions& after);
 void FillIndexMeta(const model::TsIndex& ix, otspb::IndexMeta* out);
 // Ok if the caller may perform the request's action on table `name` ("*" for ListTable).
 Status AuthorizeTable(const Services& s, const std::string& name);

@@ -13,6 +13,8 @@
 #include "ops/table_ops.h"
 #include "ops/ts_index_backfill.h"
 
+namespace ttlstore::search { class SearchEngine; }
+
 namespace ttlstore::tablestore {
 
 struct Services {
@@ -31,6 +33,9 @@ struct Services {
   // Secondary indexes' backfills and drops (ops/ts_index_backfill.h), woken by CreateIndex and
   // DropIndex. Null: the work waits for the next start that has one.
   ops::TsIndexBackfill* index_backfill = nullptr;
+  // Search indexes' documents and queries (search/search_engine.h), woken by the search-index
+  // calls that change the catalog. Null: Search, ComputeSplits and ParallelScan are refused.
+  search::SearchEngine* search = nullptr;
 
   // Per request, on the front end's copy of these services: the caller and the operation.
   std::string_view access_key_id;

@@ -234,8 +234,10 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
           RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), t.tablestore->options));
           // T12: an indexed table keeps max versions 1, and its TTL other than -1 only with
           // allow_update false (so its TTL changes once updates are disallowed).
-          if (!t.tablestore->indexes.empty() && t.tablestore->options != before) {
-            RETURN_IF_ERROR(CheckIndexedOptions(t.tablestore->options));
+          if ((!t.tablestore->indexes.empty() || !t.tablestore->search_indexes.empty()) &&
+              t.tablestore->options != before) {
+            RETURN_IF_ERROR(
+                CheckIndexedOptionsChange(*t.tablestore, before, t.tablestore->options));
           }
         }
         if (req.has_reserved_throughput()) {

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  ACCESS_KEY, SECRET, Server, TTLSTORE_BIN, createTable, optionsOf, uniqueName,
+  ACCESS_KEY, SECRET, Server, TTLSTORE_BIN, TableStore, createTable, optionsOf, uniqueName,
 } from './helpers.mjs';
 
 function ttlstore(args, env = {}) {
@@ -64,6 +64,28 @@ describe('ttlstore alter / describe (T13)', () => {
     assert.match(r.stdout, /time_to_live: -1 \(never expires\)/);
     assert.match(r.stdout, /max_versions: 2/);
     assert.match(r.stdout, /allow_update: true/);
+  });
+
+  it('describe shows and alter --search-index changes a search index TTL (T11, T13)', async () => {
+    const name = uniqueName('cli');
+    await createTable(client, name, { timeToLive: -1, maxVersions: 1 });
+    await client.updateTable({ tableName: name, tableOptions: { allowUpdate: false } });
+    await client.createSearchIndex({ tableName: name, indexName: 'six', timeToLive: 172800,
+      schema: { fieldSchemas: [{ fieldName: 'k', fieldType: TableStore.FieldType.KEYWORD }] } });
+    let r = await ttlstore(['describe', '-t', name, ...keys]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /search index: six time_to_live: 172800 seconds \((building|ready), \d+ rows\) fields: k/);
+    r = await ttlstore(['alter', '-t', name, '--search-index', 'six', '--ttl', '86400', ...keys]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /search index: six time_to_live: 86400 seconds/);
+    const d = await client.describeSearchIndex({ tableName: name, indexName: 'six' });
+    assert.equal(d.timeToLive, 86400);
+    await ttlstore(['alter', '-t', name, '--ttl', '86400', ...keys]);
+    r = await ttlstore(['alter', '-t', name, '--search-index', 'six', '--ttl', '172800', ...keys]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /OTSParameterInvalid \(HTTP 400\): \[table ttl\] must be bigger than or equal search index ttl/);
+    r = await ttlstore(['alter', '-t', name, '--search-index', 'six', '--version', '1', ...keys]);
+    assert.equal(r.code, 2);
   });
 
   it('errors are the service codes and exit 1; credentials come from the environment', async () => {

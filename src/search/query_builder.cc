@@ -1,0 +1,451 @@
+#include "search/query_builder.h"
+
+#include <cmath>
+
+#include "search/analyzer.h"
+#include "search/document.h"
+#include "search/terms.h"
+
+namespace ttlstore::search {
+namespace {
+
+using model::CellType;
+using model::CellValue;
+using model::SearchFieldType;
+
+std::string TypeName(SearchFieldType t) {
+  switch (t) {
+    case SearchFieldType::kLong: return "LONG";
+    case SearchFieldType::kDouble: return "DOUBLE";
+    case SearchFieldType::kBoolean: return "BOOLEAN";
+    case SearchFieldType::kKeyword: return "KEYWORD";
+    case SearchFieldType::kText: return "TEXT";
+    case SearchFieldType::kDate: return "DATE";
+  }
+  return "UNKNOWN";
+}
+
+std::string KindName(Query::Kind k) {
+  switch (k) {
+    case Query::Kind::kMatchAll: return "MatchAllQuery";
+    case Query::Kind::kTerm: return "TermQuery";
+    case Query::Kind::kTerms: return "TermsQuery";
+    case Query::Kind::kRange: return "RangeQuery";
+    case Query::Kind::kPrefix: return "PrefixQuery";
+    case Query::Kind::kWildcard: return "WildcardQuery";
+    case Query::Kind::kExists: return "ExistsQuery";
+    case Query::Kind::kBool: return "BoolQuery";
+    case Query::Kind::kMatch: return "MatchQuery";
+    case Query::Kind::kMatchPhrase: return "MatchPhraseQuery";
+  }
+  return "Query";
+}
+
+// Whether a query value fits the field's type (Long/Date: integer; Double: integer or double;
+// Boolean: boolean; Keyword/Text: string).
+bool ValueFits(SearchFieldType t, const CellValue& v) {
+  switch (t) {
+    case SearchFieldType::kLong:
+    case SearchFieldType::kDate: return v.type == CellType::kInteger;
+    case SearchFieldType::kDouble:
+      return v.type == CellType::kInteger || (v.type == CellType::kDouble && !std::isnan(v.dbl));
+    case SearchFieldType::kBoolean: return v.type == CellType::kBoolean;
+    case SearchFieldType::kKeyword:
+    case SearchFieldType::kText: return v.type == CellType::kString;
+  }
+  return false;
+}
+
+bool IsNumeric(SearchFieldType t) {
+  return t == SearchFieldType::kLong || t == SearchFieldType::kDouble || t == SearchFieldType::kDate;
+}
+
+Status FieldError(const std::string& m) { return Error::Validation(m); }
+
+Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, size_t* nodes) {
+  if (depth > kMaxQueryDepth) {
+    return FieldError("The depth of the query exceeds the limit: " + std::to_string(kMaxQueryDepth));
+  }
+  if (++*nodes > kMaxQueryNodes) {
+    return FieldError("The number of queries exceeds the limit: " + std::to_string(kMaxQueryNodes));
+  }
+  if (q.kind == Query::Kind::kMatchAll) return Status::Ok();
+  if (q.kind == Query::Kind::kBool) {
+    for (const auto* list : {&q.must, &q.must_not, &q.filter, &q.should}) {
+      for (const auto& sub : *list) {
+        if (auto s = Check(index, sub, depth + 1, nodes); !s.ok()) return s;
+      }
+    }
+    if (q.minimum_should_match && *q.minimum_should_match < 0) {
+      return FieldError("minimum_should_match must be >= 0");
+    }
+    if (q.minimum_should_match && *q.minimum_should_match > int32_t(q.should.size())) {
+      return FieldError("minimum_should_match [" + std::to_string(*q.minimum_should_match) +
+                        "] is larger than the number of should queries [" +
+                        std::to_string(q.should.size()) + "]");
+    }
+    return Status::Ok();
+  }
+  const model::SearchField* f = index.FindField(q.field);
+  if (q.field.empty()) return FieldError(KindName(q.kind) + ": field_name is required");
+  if (!f) return FieldError("field:" + q.field + " is not found in index schema");
+  if (q.kind == Query::Kind::kExists) return Status::Ok();
+  if (!f->index) return FieldError("field:" + q.field + " is not indexed, can not be queried");
+  std::string type = TypeName(f->type);
+  switch (q.kind) {
+    case Query::Kind::kTerm:
+    case Query::Kind::kTerms: {
+      if (q.terms.empty()) return FieldError(KindName(q.kind) + ": term is required");
+      if (q.terms.size() > kMaxTermsPerQuery) {
+        return FieldError("TermsQuery: the number of terms exceeds the limit: " +
+                          std::to_string(kMaxTermsPerQuery));
+      }
+      for (const auto& t : q.terms) {
+        if (!ValueFits(f->type, t)) {
+          return FieldError("field:" + q.field + " type:" + type +
+                            ", the value type of the query does not match the field type");
+        }
+      }
+      return Status::Ok();
+    }
+    case Query::Kind::kRange: {
+      if (!IsNumeric(f->type) && f->type != SearchFieldType::kKeyword) {
+        return FieldError("RangeQuery is not supported on field:" + q.field + " type:" + type);
+      }
+      for (const auto* v : {&q.from, &q.to}) {
+        if (*v && !ValueFits(f->type, **v)) {
+          return FieldError("field:" + q.field + " type:" + type +
+                            ", the value type of the query does not match the field type");
+        }
+      }
+      return Status::Ok();
+    }
+    case Query::Kind::kPrefix:
+    case Query::Kind::kWildcard: {
+      if (f->type != SearchFieldType::kKeyword && f->type != SearchFieldType::kText) {
+        return FieldError(KindName(q.kind) + " is not supported on field:" + q.field +
+                          " type:" + type);
+      }
+      if (q.kind == Query::Kind::kWildcard) {
+        // The service's limit and text (its FAQ "length of field value is longer than 32 for
+        // the [WILDCARD_QUERY] query"), counted in characters.
+        size_t chars = 0;
+        for (unsigned char c : q.text) chars += (c & 0xC0) != 0x80;
+        if (chars > kMaxWildcardChars) {
+          return FieldError("length of field value is longer than " +
+                            std::to_string(kMaxWildcardChars) + " for the [WILDCARD_QUERY] query");
+        }
+      } else if (q.text.size() > kMaxPatternBytes) {
+        return FieldError(KindName(q.kind) + ": the value is longer than " +
+                          std::to_string(kMaxPatternBytes) + " bytes");
+      }
+      return Status::Ok();
+    }
+    case Query::Kind::kMatch:
+    case Query::Kind::kMatchPhrase:
+      if (f->type != SearchFieldType::kText) {
+        return FieldError(KindName(q.kind) + " is only supported on TEXT fields, field:" +
+                          q.field + " type:" + type);
+      }
+      if (q.minimum_should_match && *q.minimum_should_match < 0) {
+        return FieldError("minimum_should_match must be >= 0");
+      }
+      return Status::Ok();
+    default: return Status::Ok();
+  }
+}
+
+// OR of `qs` where at least `m` must match: OR, AND, or an OR of the ANDs of every m-subset.
+Result<Xapian::Query> AtLeast(const std::vector<Xapian::Query>& qs, size_t m) {
+  if (qs.empty() || m > qs.size()) return Xapian::Query::MatchNothing;
+  if (m <= 1) return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
+  if (m == qs.size()) return Xapian::Query(Xapian::Query::OP_AND, qs.begin(), qs.end());
+  // C(n, m), stopping once past the cap.
+  double c = 1;
+  for (size_t i = 0; i < m; ++i) c = c * double(qs.size() - i) / double(i + 1);
+  if (c > double(kMaxShouldCombinations)) {
+    return Error::Validation("minimum_should_match " + std::to_string(m) + " of " +
+                             std::to_string(qs.size()) + " queries is too complex");
+  }
+  std::vector<Xapian::Query> ors;
+  std::vector<size_t> pick(m);
+  for (size_t i = 0; i < m; ++i) pick[i] = i;
+  while (true) {
+    std::vector<Xapian::Query> ands;
+    for (size_t i : pick) ands.push_back(qs[i]);
+    ors.emplace_back(Xapian::Query::OP_AND, ands.begin(), ands.end());
+    int i = int(m) - 1;
+    while (i >= 0 && pick[i] == qs.size() - m + size_t(i)) --i;
+    if (i < 0) break;
+    ++pick[i];
+    for (size_t j = size_t(i) + 1; j < m; ++j) pick[j] = pick[j - 1] + 1;
+  }
+  return Xapian::Query(Xapian::Query::OP_OR, ors.begin(), ors.end());
+}
+
+// Whether `s` matches the wildcard pattern (* any run, ? one byte).
+bool WildMatch(std::string_view p, std::string_view s) {
+  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi, ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Xapian::Query Or(const std::vector<std::string>& terms) {
+  if (terms.empty()) return Xapian::Query::MatchNothing;
+  return Xapian::Query(Xapian::Query::OP_OR, terms.begin(), terms.end());
+}
+
+Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                            const Query& q);
+
+Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                                const Query& q) {
+  auto all = [&](const std::vector<Query>& list) -> Result<std::vector<Xapian::Query>> {
+    std::vector<Xapian::Query> out;
+    for (const auto& sub : list) {
+      auto r = Build(index, db, sub);
+      if (!r.ok()) return r.error();
+      out.push_back(std::move(*r));
+    }
+    return out;
+  };
+  auto must = all(q.must);
+  if (!must.ok()) return must.error();
+  auto filter = all(q.filter);
+  if (!filter.ok()) return filter.error();
+  auto should = all(q.should);
+  if (!should.ok()) return should.error();
+  auto must_not = all(q.must_not);
+  if (!must_not.ok()) return must_not.error();
+
+  size_t m = q.minimum_should_match ? size_t(*q.minimum_should_match)
+                                    : (q.must.empty() && q.filter.empty() ? 1 : 0);
+  if (q.should.empty()) m = 0;
+  std::vector<Xapian::Query> required = *must;
+  if (m > 0) {
+    auto at_least = AtLeast(*should, m);
+    if (!at_least.ok()) return at_least.error();
+    required.push_back(std::move(*at_least));
+  }
+  Xapian::Query positive = required.empty()
+                               ? Xapian::Query::MatchAll
+                               : Xapian::Query(Xapian::Query::OP_AND, required.begin(), required.end());
+  if (!filter->empty()) {
+    positive = Xapian::Query(Xapian::Query::OP_FILTER, positive,
+                             Xapian::Query(Xapian::Query::OP_AND, filter->begin(), filter->end()));
+  }
+  if (m == 0 && !should->empty()) {
+    positive = Xapian::Query(Xapian::Query::OP_AND_MAYBE, positive,
+                             Xapian::Query(Xapian::Query::OP_OR, should->begin(), should->end()));
+  }
+  if (!must_not->empty()) {
+    positive = Xapian::Query(Xapian::Query::OP_AND_NOT, positive,
+                             Xapian::Query(Xapian::Query::OP_OR, must_not->begin(), must_not->end()));
+  }
+  return positive;
+}
+
+Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                                const Query& q) {
+  int fi = FieldIndex(index, q.field);
+  const model::SearchField& f = index.fields[size_t(fi)];
+  auto term_of = [&](const CellValue& v) -> std::string {
+    if (IsNumeric(f.type)) return TrieTerm(size_t(fi), NumericKey(f.type, v), 0);
+    if (f.type == SearchFieldType::kBoolean) return ValueTerm(size_t(fi), v.boolean ? "t" : "f");
+    return ValueTerm(size_t(fi), v.bytes);
+  };
+  switch (q.kind) {
+    case Query::Kind::kExists: return Xapian::Query(ExistsTerm(size_t(fi)));
+    case Query::Kind::kTerm: return Xapian::Query(term_of(q.terms[0]));
+    case Query::Kind::kTerms: {
+      std::vector<std::string> terms;
+      for (const auto& v : q.terms) terms.push_back(term_of(v));
+      return Or(terms);
+    }
+    case Query::Kind::kRange: {
+      if (IsNumeric(f.type)) {
+        uint64_t lo = 0, hi = UINT64_MAX;
+        if (q.from) {
+          lo = NumericKey(f.type, *q.from);
+          if (!q.include_lower) {
+            if (lo == UINT64_MAX) return Xapian::Query::MatchNothing;
+            ++lo;
+          }
+        }
+        if (q.to) {
+          hi = NumericKey(f.type, *q.to);
+          if (!q.include_upper) {
+            if (hi == 0) return Xapian::Query::MatchNothing;
+            --hi;
+          }
+        }
+        if (lo > hi) return Xapian::Query::MatchNothing;
+        return Or(TrieRangeTerms(size_t(fi), lo, hi));
+      }
+      // Keyword: the field's terms between the bounds, enumerated (bounded).
+      std::string prefix = FieldPrefix('K', size_t(fi));
+      std::string from = q.from ? ValueTerm(size_t(fi), q.from->bytes) : prefix;
+      std::string to = q.to ? ValueTerm(size_t(fi), q.to->bytes) : std::string();
+      std::vector<std::string> terms;
+      for (auto it = db.allterms_begin(prefix); it != db.allterms_end(prefix); ++it) {
+        std::string t = *it;
+        if (t < from || (t == from && q.from && !q.include_lower)) continue;
+        if (q.to && (t > to || (t == to && !q.include_upper))) break;
+        if (terms.size() >= kMaxExpansion) {
+          return Error::Validation("RangeQuery on field:" + q.field + " matches more than " +
+                                   std::to_string(kMaxExpansion) + " distinct values");
+        }
+        terms.push_back(std::move(t));
+      }
+      return Or(terms);
+    }
+    case Query::Kind::kPrefix: {
+      std::string p = ValueTerm(size_t(fi), q.text);
+      return Xapian::Query(Xapian::Query::OP_WILDCARD, p, kMaxExpansion,
+                           Xapian::Query::WILDCARD_LIMIT_ERROR);
+    }
+    case Query::Kind::kWildcard: {
+      size_t lit = q.text.find_first_of("*?");
+      if (lit == std::string::npos) return Xapian::Query(ValueTerm(size_t(fi), q.text));
+      std::string prefix = ValueTerm(size_t(fi), q.text.substr(0, lit));
+      std::string field_prefix = FieldPrefix('K', size_t(fi));
+      std::string_view pattern = std::string_view(q.text).substr(lit);
+      std::vector<std::string> terms;
+      size_t scanned = 0;
+      for (auto it = db.allterms_begin(prefix); it != db.allterms_end(prefix); ++it) {
+        if (++scanned > kMaxWildcardScan) {
+          return Error::Validation("WildcardQuery on field:" + q.field + " looks at more than " +
+                                   std::to_string(kMaxWildcardScan) + " values");
+        }
+        std::string t = *it;
+        if (!WildMatch(pattern, std::string_view(t).substr(prefix.size()))) continue;
+        if (terms.size() >= kMaxExpansion) {
+          return Error::Validation("WildcardQuery on field:" + q.field + " matches more than " +
+                                   std::to_string(kMaxExpansion) + " distinct values");
+        }
+        terms.push_back(std::move(t));
+      }
+      return Or(terms);
+    }
+    case Query::Kind::kMatch:
+    case Query::Kind::kMatchPhrase: {
+      bool fuzzy = IsFuzzy(f);
+      std::vector<std::string> words = fuzzy ? FuzzyQueryWords(f, q.text) : AnalyzeText(f, q.text);
+      if (words.empty()) return Xapian::Query::MatchNothing;
+      if (words.size() > kMaxTermsPerQuery) words.resize(kMaxTermsPerQuery);
+      std::vector<Xapian::Query> terms;
+      for (const auto& w : words) terms.emplace_back(ValueTerm(size_t(fi), w));
+      if (fuzzy || (q.kind == Query::Kind::kMatch && q.match_and)) {
+        return Xapian::Query(Xapian::Query::OP_AND, terms.begin(), terms.end());
+      }
+      if (q.kind == Query::Kind::kMatchPhrase) {
+        if (terms.size() == 1) return terms[0];
+        return Xapian::Query(Xapian::Query::OP_PHRASE, terms.begin(), terms.end(),
+                             Xapian::termcount(terms.size()));
+      }
+      size_t m = q.minimum_should_match ? size_t(*q.minimum_should_match) : 1;
+      if (m > terms.size()) return Xapian::Query::MatchNothing;
+      return AtLeast(terms, m);
+    }
+    default: return Xapian::Query::MatchAll;
+  }
+}
+
+Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                            const Query& q) {
+  Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(Xapian::Query::MatchAll)
+                            : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q)
+                                                             : BuildLeaf(index, db, q);
+  if (!r.ok()) return r;
+  if (q.weight != 1.0f && q.weight > 0 && std::isfinite(q.weight)) {
+    return Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, *r, double(q.weight));
+  }
+  return r;
+}
+
+}  // namespace
+
+int FieldIndex(const model::SearchIndexMeta& index, const std::string& name) {
+  for (size_t i = 0; i < index.fields.size(); ++i) {
+    if (index.fields[i].name == name) return int(i);
+  }
+  return -1;
+}
+
+Status ValidateQuery(const model::SearchIndexMeta& index, const Query& q) {
+  size_t nodes = 0;
+  return Check(index, q, 1, &nodes);
+}
+
+Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortKey>& sort) {
+  if (sort.size() > 8) return Error::Validation("The number of sorters exceeds the limit: 8");
+  for (const auto& k : sort) {
+    if (k.key.kind != model::SearchSortKey::Kind::kField) continue;
+    const model::SearchField* f = index.FindField(k.key.field);
+    if (!f) return Error::Validation("field:" + k.key.field + " is not found in index schema");
+    if (!f->sort_and_agg || f->type == SearchFieldType::kText) {
+      return Error::Validation("field:" + k.key.field +
+                               " must enable sort_and_agg (EnableSortAndAgg) to be sorted by");
+    }
+    if (k.missing_value && !ValueFits(f->type, *k.missing_value)) {
+      return Error::Validation("field:" + k.key.field +
+                               " missing value type does not match the field type");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                                 const Query& q) {
+  return Build(index, db, q);
+}
+
+std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi) {
+  // Block indices at the current level: [a, b]. Each step emits the partial blocks at both
+  // ends and climbs one level with the full blocks between them.
+  std::vector<std::string> out;
+  uint64_t a = lo, b = hi;
+  for (int level = 0; level < kTrieLevels; ++level) {
+    int shift = level * kTrieStep;
+    auto emit = [&](uint64_t from, uint64_t to) {
+      for (uint64_t p = from;; ++p) {
+        out.push_back(TrieTerm(field, shift >= 64 ? 0 : (p << shift), level));
+        if (p == to) break;
+      }
+    };
+    if (level == kTrieLevels - 1) {
+      emit(a, b);
+      break;
+    }
+    const uint64_t mask = (uint64_t{1} << kTrieStep) - 1;
+    uint64_t next_a = (a >> kTrieStep) + ((a & mask) != 0 ? 1 : 0);
+    bool has_next_b = (b & mask) == mask || (b >> kTrieStep) > 0;
+    uint64_t next_b = (b & mask) == mask ? (b >> kTrieStep) : (b >> kTrieStep) - 1;
+    // a's carry can make next_a 0 again only on overflow (a near 2^64 at level 0: impossible
+    // since a >> 4 < 2^60).
+    if (!has_next_b || next_a > next_b) {
+      emit(a, b);
+      break;
+    }
+    if ((a & mask) != 0) emit(a, (next_a << kTrieStep) - 1);
+    if ((b & mask) != mask) emit((next_b + 1) << kTrieStep, b);
+    a = next_a;
+    b = next_b;
+  }
+  return out;
+}
+
+}  // namespace ttlstore::search

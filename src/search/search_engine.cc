@@ -1,0 +1,489 @@
+// SearchEngine's background half: one thread that, pass after pass,
+//   1. opens the index of every SearchIndexMeta the catalog names (creating its Xapian
+//      database) and closes and deletes the folder of every index no table names any more
+//      (DeleteSearchIndex, DeleteTable; also at start-up, for drops a crash interrupted);
+//   2. applies each table's change queue (storage/search_queue.h): up to kApplyBatch entries,
+//      each row re-read as it is NOW and its document replaced or deleted in every index of the
+//      table, one Xapian commit per index (with the largest sequence applied in its metadata),
+//      then the entries deleted from RocksDB. A crash between the two replays the entries,
+//      which rebuilds the same documents: exactly the current state, whatever the order;
+//   3. builds indexes that are `building`: kBuildChunk rows of the table in key order per pass,
+//      committed with the last row key as the cursor in the same Xapian commit; a restart
+//      resumes after the cursor. At the end the catalog's `building` is cleared;
+//   4. about once a second, purges documents past the effective TTL by walking the minute
+//      terms (T...) in time order, from the oldest, so the cost follows what expires.
+// Durability and resumption of each step: docs/background-jobs.md, "Search indexes".
+#include "search/search_engine.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "ops/table_ops.h"
+#include "search/document.h"
+#include "search/engine_impl.h"
+#include "search/terms.h"
+#include "storage/search_queue.h"
+#include "storage/store.h"
+#include "versions/row_key.h"
+
+namespace ttlstore::search {
+namespace {
+
+// Changes applied per Xapian commit, and rows built per commit: large enough that a commit's
+// fixed cost (fsync of the Xapian tables) is spread, small enough that a pass stays short.
+constexpr size_t kApplyBatch = 1000;
+constexpr size_t kBuildChunk = 2000;
+// Idle passes are this far apart unless woken (a write does not wake the thread: a change is
+// searchable at most this long after it commits, plus the pass).
+constexpr auto kIdleWait = std::chrono::milliseconds(50);
+constexpr int64_t kPurgeEveryMs = 1000;
+// Documents a purge pass deletes at most per index (the rest in the next pass).
+constexpr size_t kPurgeBatch = 20000;
+
+std::vector<ops::TablePtr> SearchTables(ops::TableCatalog& catalog) {
+  std::vector<ops::TablePtr> out;
+  auto list = catalog.List(std::nullopt, SIZE_MAX, ops::Front::kTablestore);
+  for (const auto& name : list.names) {
+    ops::TablePtr t = catalog.Find(name, ops::Front::kTablestore);
+    if (t && t->tablestore && !t->tablestore->search_indexes.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string Seq8(uint64_t v) {
+  std::string s;
+  PutFixed64BE(&s, v);
+  return s;
+}
+
+uint64_t SeqOf(const std::string& s) {
+  std::string_view v = s;
+  uint64_t x = 0;
+  if (!GetFixed64BE(&v, &x)) return 0;
+  return x;
+}
+
+}  // namespace
+
+std::unique_ptr<Xapian::Database> OpenIndex::TakeReader() {
+  std::unique_ptr<Xapian::Database> db;
+  {
+    std::lock_guard lock(readers_mu);
+    if (!readers.empty()) {
+      db = std::move(readers.back());
+      readers.pop_back();
+    }
+  }
+  if (!db) {
+    db = std::make_unique<Xapian::Database>(path);
+  } else {
+    db->reopen();
+  }
+  return db;
+}
+
+void OpenIndex::PutReader(std::unique_ptr<Xapian::Database> db) {
+  std::lock_guard lock(readers_mu);
+  if (readers.size() < 8) readers.push_back(std::move(db));
+}
+
+std::shared_ptr<OpenIndex> SearchEngine::Impl::Find(uint32_t id) const {
+  std::shared_lock lock(mu);
+  auto it = indexes.find(id);
+  return it == indexes.end() ? nullptr : it->second;
+}
+
+SearchEngine::SearchEngine(storage::Store& store, ops::TableCatalog& catalog, std::string dir,
+                           const Clock& clock)
+    : impl_(std::make_unique<Impl>(store, catalog, std::move(dir), clock)) {}
+
+SearchEngine::~SearchEngine() { Stop(); }
+
+Status SearchEngine::Start() {
+  std::error_code ec;
+  std::filesystem::create_directories(impl_->dir, ec);
+  if (ec) return Error::Internal("cannot create " + impl_->dir + ": " + ec.message());
+  try {
+    impl_->SyncIndexes();
+  } catch (const Xapian::Error& e) {
+    return Error::Internal("search indexes: " + e.get_description());
+  }
+  // Folders of indexes no table names: drops (or table deletions) a crash interrupted. Only
+  // the catalog decides: a folder that failed to open is kept.
+  std::set<uint32_t> named;
+  for (const auto& t : SearchTables(impl_->catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) named.insert(meta.id);
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(impl_->dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || name.size() > 10 ||
+        name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    uint32_t id = uint32_t(std::stoul(name));
+    if (!named.count(id)) {
+      std::filesystem::remove_all(entry.path(), ec);
+      spdlog::info("event=search_index_folder_removed id={}", id);
+    }
+  }
+  impl_->thread = std::thread([this] { impl_->Run(); });
+  return Status::Ok();
+}
+
+void SearchEngine::Stop() {
+  if (!impl_ || !impl_->thread.joinable()) return;
+  {
+    std::lock_guard lock(impl_->wake_mu);
+    impl_->stopping = true;
+  }
+  impl_->wake_cv.notify_all();
+  impl_->pass_cv.notify_all();
+  impl_->thread.join();
+  std::unique_lock lock(impl_->mu);
+  for (auto& [id, ix] : impl_->indexes) {
+    try {
+      if (ix->writer) ix->writer->close();
+    } catch (const Xapian::Error&) {
+    }
+  }
+  impl_->indexes.clear();
+}
+
+void SearchEngine::Wake() {
+  {
+    std::lock_guard lock(impl_->wake_mu);
+    impl_->woken = true;
+  }
+  impl_->wake_cv.notify_all();
+}
+
+Status SearchEngine::Flush() {
+  // Every change committed before now has a sequence at most `target`; a pass that began
+  // after this call and left only larger sequences (with no build running) has applied them
+  // all, even while new writes keep the queue from ever being empty.
+  uint64_t target = impl_->store.LastSearchQueueSeq();
+  std::unique_lock lock(impl_->wake_mu);
+  if (!impl_->thread.joinable()) return Error::Internal("search engine not started");
+  uint64_t after = impl_->passes_started;
+  impl_->woken = true;
+  impl_->wake_cv.notify_all();
+  bool done = impl_->pass_cv.wait_for(lock, std::chrono::seconds(120), [&] {
+    return impl_->stopping || impl_->last_idle_pass > after ||
+           (impl_->last_floor_pass > after && impl_->last_floor > target);
+  });
+  if (!done) return Error::Internal("search index flush timed out");
+  return Status::Ok();
+}
+
+IndexStats SearchEngine::Stats(const model::SearchIndexMeta& index) const {
+  IndexStats st;
+  st.full_sync = index.building;
+  auto ix = impl_->Find(index.id);
+  if (!ix) return st;
+  {
+    std::shared_lock lock(impl_->mu);
+    auto it = impl_->caught_up_ms.find(ix->table_id);
+    if (it != impl_->caught_up_ms.end()) st.current_sync_timestamp_ms = it->second;
+  }
+  try {
+    auto db = ix->TakeReader();
+    st.row_count = db->get_doccount();
+    ix->PutReader(std::move(db));
+  } catch (const Xapian::Error&) {
+  }
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ix->path, ec)) {
+    if (e.is_regular_file(ec)) st.storage_size += int64_t(e.file_size(ec));
+  }
+  return st;
+}
+
+void SearchEngine::Impl::Run() {
+  while (true) {
+    uint64_t pass;
+    {
+      std::lock_guard lock(wake_mu);
+      if (stopping) break;
+      pass = ++passes_started;
+    }
+    bool work = false;
+    try {
+      work = Pass();
+    } catch (const Xapian::Error& e) {
+      spdlog::error("event=search_pass_failed message=\"{}\"", e.get_description());
+    } catch (const std::exception& e) {
+      spdlog::error("event=search_pass_failed message=\"{}\"", e.what());
+    }
+    std::optional<uint64_t> floor;
+    try {
+      floor = QueueFloor();
+    } catch (const std::exception&) {
+    }
+    std::unique_lock lock(wake_mu);
+    if (floor) {
+      last_floor_pass = pass;
+      last_floor = *floor;
+      pass_cv.notify_all();
+    }
+    if (!work) {
+      last_idle_pass = pass;
+      pass_cv.notify_all();
+      if (!woken && !stopping) wake_cv.wait_for(lock, kIdleWait, [&] { return woken || stopping; });
+    }
+    woken = false;
+  }
+}
+
+bool SearchEngine::Impl::Pass() {
+  SyncIndexes();
+  bool work = false;
+  std::vector<ops::TablePtr> tables = SearchTables(catalog);
+  for (const auto& t : tables) work |= ApplyQueue(t->id);
+  for (const auto& t : tables) {
+    for (const auto& meta : t->tablestore->search_indexes) {
+      // The Xapian metadata decides, not only the catalog: an index whose folder was lost
+      // (created empty again by SyncIndexes) is rebuilt from the rows the same way.
+      auto ix = Find(meta.id);
+      bool built = ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) == "1";
+      if (meta.building || (ix && ix->writer && !built)) {
+        work |= BuildChunk(t->name, t->id, meta.id);
+      }
+    }
+  }
+  int64_t now = clock.NowMs();
+  if (now - last_purge_ms >= kPurgeEveryMs) {
+    last_purge_ms = now;
+    Purge();
+  }
+  return work;
+}
+
+std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
+  uint64_t floor = UINT64_MAX;
+  for (const auto& t : SearchTables(catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) {
+      if (meta.building) return std::nullopt;
+      auto ix = Find(meta.id);
+      if (ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) != "1") return std::nullopt;
+    }
+    auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t->id),
+                               storage::SearchQueueEnd(t->id), false, nullptr);
+    uint32_t table_id;
+    uint64_t seq;
+    if (it->Valid() && storage::DecodeSearchQueueKey(it->key(), &table_id, &seq)) {
+      floor = std::min(floor, seq);
+    }
+  }
+  return floor;
+}
+
+void SearchEngine::Impl::SyncIndexes() {
+  std::map<uint32_t, uint32_t> wanted;  // index id -> table id
+  for (const auto& t : SearchTables(catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) wanted[meta.id] = t->id;
+  }
+  std::vector<std::shared_ptr<OpenIndex>> dropped;
+  {
+    std::unique_lock lock(mu);
+    for (auto it = indexes.begin(); it != indexes.end();) {
+      if (!wanted.count(it->first)) {
+        dropped.push_back(it->second);
+        it = indexes.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& ix : dropped) {
+    try {
+      if (ix->writer) ix->writer->close();
+    } catch (const Xapian::Error&) {
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(ix->path, ec);
+    spdlog::info("event=search_index_dropped id={} table_id={}", ix->id, ix->table_id);
+    // The table's last search index: nothing consumes its queue any more.
+    bool table_has_more = false;
+    for (const auto& [id, table_id] : wanted) table_has_more |= table_id == ix->table_id;
+    if (!table_has_more) {
+      storage::WriteBatch batch(store);
+      batch.DeleteRange(storage::Family::kSearch, storage::SearchQueueBegin(ix->table_id),
+                        storage::SearchQueueEnd(ix->table_id));
+      if (auto s = store.Write(batch); !s.ok()) {
+        spdlog::warn("event=search_queue_drop_failed message=\"{}\"", s.error().message());
+      }
+    }
+  }
+  for (const auto& [id, table_id] : wanted) {
+    if (Find(id)) continue;
+    auto ix = std::make_shared<OpenIndex>();
+    ix->id = id;
+    ix->table_id = table_id;
+    ix->path = PathOf(id);
+    try {
+      ix->writer = std::make_unique<Xapian::WritableDatabase>(ix->path, Xapian::DB_CREATE_OR_OPEN);
+    } catch (const Xapian::Error& e) {
+      spdlog::error("event=search_index_open_failed id={} message=\"{}\"", id, e.get_description());
+      continue;
+    }
+    std::unique_lock lock(mu);
+    indexes[id] = std::move(ix);
+  }
+}
+
+bool SearchEngine::Impl::ApplyQueue(uint32_t table_id) {
+  ops::TablePtr table = catalog.FindById(table_id);
+  if (!table || !table->tablestore) return false;
+  const model::TablestoreSchema& schema = *table->tablestore;
+  std::vector<std::pair<const model::SearchIndexMeta*, std::shared_ptr<OpenIndex>>> targets;
+  for (const auto& meta : schema.search_indexes) {
+    auto ix = Find(meta.id);
+    if (!ix || !ix->writer) return false;  // not open: keep the entries for a later pass
+    targets.emplace_back(&meta, std::move(ix));
+  }
+  auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(table_id),
+                             storage::SearchQueueEnd(table_id), false, nullptr);
+  std::vector<std::string> entries, rows;
+  uint64_t largest = 0;
+  for (; it->Valid() && entries.size() < kApplyBatch; it->Next()) {
+    uint32_t t;
+    uint64_t seq;
+    if (storage::DecodeSearchQueueKey(it->key(), &t, &seq)) largest = std::max(largest, seq);
+    entries.emplace_back(it->key());
+    rows.emplace_back(it->value());
+  }
+  int64_t now = clock.NowMs();
+  if (entries.empty()) {
+    std::unique_lock lock(mu);
+    caught_up_ms[table_id] = now;
+    return false;
+  }
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  for (const auto& key : rows) {
+    auto bytes = store.Get(storage::Family::kRows, key);
+    if (!bytes.ok()) return false;  // a read error: retry the whole batch on a later pass
+    versions::StoredRow row;
+    bool present = bytes->has_value() && versions::DecodeRow(**bytes, &row);
+    for (auto& [meta, ix] : targets) {
+      std::optional<Xapian::Document> doc;
+      if (present) doc = BuildDocument(*meta, schema, key, row, now);
+      if (doc) {
+        ix->writer->replace_document(UniqueTerm(key), *doc);
+      } else {
+        ix->writer->delete_document(UniqueTerm(key));
+      }
+    }
+  }
+  for (auto& [meta, ix] : targets) {
+    uint64_t before = SeqOf(ix->writer->get_metadata(kMetaAppliedSeq));
+    ix->writer->set_metadata(kMetaAppliedSeq, Seq8(std::max(before, largest)));
+    ix->writer->commit();
+  }
+  storage::WriteBatch batch(store);
+  for (const auto& k : entries) batch.Delete(storage::Family::kSearch, k);
+  if (auto s = store.Write(batch); !s.ok()) {
+    spdlog::warn("event=search_queue_trim_failed message=\"{}\"", s.error().message());
+  }
+  return true;
+}
+
+bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t table_id,
+                                    uint32_t index_id) {
+  ops::TablePtr table = catalog.FindById(table_id);
+  auto ix = Find(index_id);
+  if (!table || !table->tablestore || !ix || !ix->writer) return false;
+  const model::TablestoreSchema& schema = *table->tablestore;
+  const model::SearchIndexMeta* meta = nullptr;
+  for (const auto& m : schema.search_indexes) {
+    if (m.id == index_id) meta = &m;
+  }
+  if (!meta) return false;
+  bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
+  if (built && !meta->building) return false;
+  if (!built) {
+    std::string cursor = ix->writer->get_metadata(kMetaBuildCursor);
+    if (cursor.empty()) {
+      // Writers that resolved the table before the index existed queue nothing for it: wait
+      // until none is left before reading the rows (the secondary-index backfill's rule).
+      catalog.WaitForOlderVersions(table_id);
+    }
+    int64_t now = clock.NowMs();
+    auto it = store.ScanFamily(storage::Family::kRows, versions::TableRowsBegin(table_id),
+                               versions::TableRowsEnd(table_id), false,
+                               cursor.empty() ? nullptr : &cursor);
+    size_t n = 0;
+    std::string last;
+    for (; it->Valid() && n < kBuildChunk; it->Next(), ++n) {
+      std::string key(it->key());
+      versions::StoredRow row;
+      std::optional<Xapian::Document> doc;
+      if (versions::DecodeRow(it->value(), &row)) doc = BuildDocument(*meta, schema, key, row, now);
+      if (doc) {
+        ix->writer->replace_document(UniqueTerm(key), *doc);
+      } else {
+        ix->writer->delete_document(UniqueTerm(key));
+      }
+      last = std::move(key);
+    }
+    if (!it->status().ok()) return false;
+    built = n < kBuildChunk;
+    if (!last.empty()) ix->writer->set_metadata(kMetaBuildCursor, last);
+    if (built) ix->writer->set_metadata(kMetaBuilt, "1");
+    ix->writer->commit();
+    if (!built) return true;
+    spdlog::info("event=search_index_built table={} index={}", table_name, meta->name);
+  }
+  auto r = catalog.Update(
+      table_name,
+      [&](model::TableDescriptor& d) -> Status {
+        if (!d.tablestore || d.id != table_id) return Status::Ok();
+        for (auto& m : d.tablestore->search_indexes) {
+          if (m.id == index_id) m.building = false;
+        }
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!r.ok()) {
+    spdlog::warn("event=search_index_build_publish_failed index={} message=\"{}\"", meta->name,
+                 r.error().message());
+  }
+  return false;
+}
+
+void SearchEngine::Impl::Purge() {
+  int64_t now = clock.NowMs();
+  for (const auto& t : SearchTables(catalog)) {
+    for (const auto& meta : t->tablestore->search_indexes) {
+      int64_t ttl = EffectiveTtlSeconds(meta, *t->tablestore);
+      if (ttl < 0) continue;
+      auto ix = Find(meta.id);
+      if (!ix || !ix->writer) continue;
+      int64_t cutoff = now - ttl * 1000;
+      std::vector<Xapian::docid> expired;
+      Xapian::WritableDatabase& db = *ix->writer;
+      for (auto term = db.allterms_begin("T"); term != db.allterms_end("T"); ++term) {
+        std::string name = *term;
+        if (name.size() != 9) continue;
+        int64_t minute = int64_t(KeyFromBytes(std::string_view(name).substr(1)) ^ (uint64_t{1} << 63));
+        if (minute * 60000 > cutoff) break;
+        for (auto p = db.postlist_begin(name); p != db.postlist_end(name); ++p) {
+          std::string v = db.get_document(*p).get_value(kSlotTimestamp);
+          int64_t ts = int64_t(KeyFromBytes(v) ^ (uint64_t{1} << 63));
+          if (ts < cutoff) expired.push_back(*p);
+          if (expired.size() >= kPurgeBatch) break;
+        }
+        if (expired.size() >= kPurgeBatch) break;
+      }
+      if (expired.empty()) continue;
+      for (Xapian::docid d : expired) db.delete_document(d);
+      db.commit();
+      spdlog::debug("event=search_index_purged index={} documents={}", meta.name, expired.size());
+    }
+  }
+}
+
+}  // namespace ttlstore::search

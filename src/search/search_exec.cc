@@ -1,0 +1,360 @@
+// SearchEngine's read half: Search (sorted, paged by a search-after token), ComputeSplits and
+// ParallelScan (documents partitioned by a shard term, paged in docid order). Every read opens
+// no writer: it takes a pooled Xapian reader reopened at the last commit, so it never waits
+// for the applier. Rows past the effective TTL are filtered out here, before any purge.
+#include <random>
+
+#include "common/coding.h"
+
+#include "search/document.h"
+#include "search/engine_impl.h"
+#include "search/query_builder.h"
+#include "search/terms.h"
+#include "search/token.h"
+
+namespace ttlstore::search {
+namespace {
+
+// The service's bounds (docs/compatibility.md, "Search indexes"): limit at most 1000 (100 when
+// columns are read from the table: the front end checks that), offset + limit at most 2000
+// without a token; a ParallelScan page at most 2000 rows.
+constexpr int32_t kMaxLimit = 1000;
+constexpr int32_t kMaxOffsetPlusLimit = 2000;
+constexpr int32_t kMaxScanLimit = 2000;
+constexpr int64_t kSessionAliveMs = 10 * 60 * 1000;
+
+// Every document with a docid above `floor`: lets a ParallelScan page start where the last
+// one ended without walking the documents before it (the matcher skips to floor + 1).
+class DocidFloorSource : public Xapian::PostingSource {
+ public:
+  explicit DocidFloorSource(Xapian::docid floor) : floor_(floor) {}
+  Xapian::PostingSource* clone() const override { return new DocidFloorSource(floor_); }
+  void init(const Xapian::Database& db) override {
+    db_ = db;
+    it_ = db_.postlist_begin("");
+    end_ = db_.postlist_end("");
+    if (it_ != end_) it_.skip_to(floor_ + 1);
+    started_ = false;
+    set_maxweight(0);
+  }
+  Xapian::doccount get_termfreq_min() const override { return 0; }
+  Xapian::doccount get_termfreq_est() const override { return db_.get_doccount() / 2; }
+  Xapian::doccount get_termfreq_max() const override { return db_.get_doccount(); }
+  void next(double) override {
+    if (!started_) {
+      started_ = true;
+      return;
+    }
+    ++it_;
+  }
+  void skip_to(Xapian::docid did, double) override {
+    started_ = true;
+    if (it_ != end_) it_.skip_to(did);
+  }
+  bool at_end() const override { return it_ == end_; }
+  Xapian::docid get_docid() const override { return *it_; }
+
+ private:
+  Xapian::docid floor_;
+  Xapian::Database db_;
+  Xapian::PostingIterator it_, end_;
+  bool started_ = false;
+};
+
+// Matches sorting after `key` under the key maker (the search-after of a token).
+class AfterKey : public Xapian::MatchDecider {
+ public:
+  AfterKey(const Xapian::KeyMaker& km, std::string key) : km_(km), key_(std::move(key)) {}
+  bool operator()(const Xapian::Document& doc) const override { return km_(doc) > key_; }
+
+ private:
+  const Xapian::KeyMaker& km_;
+  std::string key_;
+};
+
+uint64_t Fingerprint(const std::vector<SortKey>& sort) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::string_view s) {
+    for (unsigned char c : s) { h ^= c; h *= 1099511628211ull; }
+    h ^= 0xff;
+    h *= 1099511628211ull;
+  };
+  for (const auto& k : sort) {
+    mix(std::string(1, char(k.key.kind)) + (k.key.descending ? "d" : "a") + k.key.field);
+    if (k.missing_value) {
+      const auto& v = *k.missing_value;
+      mix(std::to_string(int(v.type)) + ":" + std::to_string(v.integer) + ":" +
+          std::to_string(v.dbl) + ":" + (v.boolean ? "1" : "0") + v.bytes);
+    }
+  }
+  return h;
+}
+
+Xapian::Query WithTtl(Xapian::Query q, const model::SearchIndexMeta& index,
+                      const model::TablestoreSchema& table, int64_t now_ms) {
+  int64_t ttl = EffectiveTtlSeconds(index, table);
+  if (ttl < 0) return q;
+  return Xapian::Query(Xapian::Query::OP_FILTER, q,
+                       Xapian::Query(Xapian::Query::OP_VALUE_GE, kSlotTimestamp,
+                                     KeyBytes(LongKey(now_ms - ttl * 1000))));
+}
+
+Error InvalidToken() { return Error::Validation(kTokenErrorText); }
+
+}  // namespace
+
+Status SearchEngine::Validate(const model::SearchIndexMeta& index, const Query& q) {
+  return ValidateQuery(index, q);
+}
+
+Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::TablestoreSchema& table,
+                                          const model::SearchIndexMeta& index,
+                                          const SearchRequest& req) {
+  if (auto s = ValidateQuery(index, req.query); !s.ok()) return s.error();
+  std::vector<SortKey> sort = req.sort;
+  if (sort.empty()) {
+    for (const auto& k : index.index_sort) sort.push_back(SortKey{k, std::nullopt});
+  }
+  if (auto s = ValidateSort(index, sort); !s.ok()) return s.error();
+  if (req.limit < 0 || req.limit > kMaxLimit) {
+    return Error::Validation("limit must be in [0, " + std::to_string(kMaxLimit) + "]");
+  }
+  if (req.offset < 0) return Error::Validation("offset must be >= 0");
+  if (req.token.empty() && int64_t(req.offset) + req.limit > kMaxOffsetPlusLimit) {
+    return Error::Validation("offset + limit must be <= " + std::to_string(kMaxOffsetPlusLimit) +
+                             ", use next_token to read further");
+  }
+  uint64_t fingerprint = Fingerprint(sort);
+  std::optional<Token> token;
+  if (!req.token.empty()) {
+    token = DecodeToken(req.token);
+    if (!token || token->index_id != index.id || token->fingerprint != fingerprint ||
+        token->kind == 'p') {
+      return InvalidToken();
+    }
+    if (token->kind == 'o' && token->payload.size() != 8) return InvalidToken();
+  }
+  SearchResult out;
+  auto ix = impl_->Find(index.id);
+  if (!ix) {  // not opened yet (just created): nothing is indexed
+    if (req.total_count) out.total_hits = 0;
+    return out;
+  }
+  try {
+    std::unique_ptr<Xapian::Database> db = ix->TakeReader();
+    for (int attempt = 0;; ++attempt) {
+      try {
+        auto built = BuildQuery(index, *db, req.query);
+        if (!built.ok()) return built.error();
+        Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
+        Xapian::Enquire enquire(*db);
+        enquire.set_query(q);
+        Xapian::MultiValueKeyMaker km;
+        bool by_score = false, has_pk = false;
+        for (const auto& k : sort) {
+          switch (k.key.kind) {
+            case model::SearchSortKey::Kind::kScore: by_score = true; break;
+            case model::SearchSortKey::Kind::kPrimaryKey:
+              km.add_value(kSlotRowKey, k.key.descending);
+              has_pk = true;
+              break;
+            case model::SearchSortKey::Kind::kField: {
+              int fi = FieldIndex(index, k.key.field);
+              const model::SearchField& f = index.fields[size_t(fi)];
+              std::string def = k.key.descending ? std::string() : std::string("\x02");
+              if (k.missing_value) {
+                model::SearchField scalar = f;
+                scalar.is_array = false;
+                auto v = FieldValues(scalar, *k.missing_value);
+                if (!v.empty()) def = SortValue(f, v[0]);
+              }
+              km.add_value(kSlotFieldBase + Xapian::valueno(fi), k.key.descending, def);
+              break;
+            }
+          }
+        }
+        if (!has_pk) km.add_value(kSlotRowKey, false);
+        if (by_score) {
+          if (sort.front().key.kind == model::SearchSortKey::Kind::kScore) {
+            enquire.set_sort_by_relevance_then_key(&km, false);
+          } else {
+            enquire.set_sort_by_key_then_relevance(&km, false);
+          }
+        } else {
+          enquire.set_weighting_scheme(Xapian::BoolWeight());
+          enquire.set_sort_by_key(&km, false);
+        }
+        Xapian::doccount first = Xapian::doccount(req.offset);
+        std::unique_ptr<AfterKey> after;
+        if (token && token->kind == 'o') {
+          std::string_view p = token->payload;
+          uint64_t off = 0;
+          GetFixed64BE(&p, &off);
+          if (off > uint64_t(kMaxOffsetPlusLimit) * 1000) return InvalidToken();
+          first = Xapian::doccount(off);
+        } else if (token) {
+          if (by_score) return InvalidToken();
+          after = std::make_unique<AfterKey>(km, token->payload);
+          first = 0;
+        }
+        out = SearchResult();
+        // Without a search-after decider the page's own match counts every match when asked
+        // to check them all: one pass gives the page and the exact total.
+        bool count_in_page = req.total_count && !after && req.limit > 0;
+        if (req.limit > 0) {
+          Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1,
+                                               count_in_page ? db->get_doccount() : 0, nullptr,
+                                               after.get());
+          if (count_in_page) out.total_hits = int64_t(mset.get_matches_estimated());
+          Xapian::doccount n = 0;
+          for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
+            Xapian::Document doc = m.get_document();
+            out.hits.push_back(Hit{doc.get_value(kSlotRowKey), m.get_weight()});
+          }
+          if (mset.size() > Xapian::doccount(req.limit)) {
+            Token next;
+            next.index_id = index.id;
+            next.fingerprint = fingerprint;
+            if (by_score) {
+              next.kind = 'o';
+              PutFixed64BE(&next.payload, uint64_t(first) + uint64_t(req.limit));
+            } else {
+              next.kind = 'k';
+              auto last = mset[Xapian::doccount(req.limit) - 1];
+              next.payload = km(last.get_document());
+            }
+            out.next_token = EncodeToken(next);
+          }
+        }
+        if (req.total_count && !count_in_page) {
+          Xapian::Enquire count(*db);
+          count.set_query(q);
+          count.set_weighting_scheme(Xapian::BoolWeight());
+          Xapian::MSet all = count.get_mset(0, 0, db->get_doccount());
+          out.total_hits = int64_t(all.get_matches_estimated());
+        }
+        break;
+      } catch (const Xapian::DatabaseModifiedError&) {
+        if (attempt >= 3) throw;
+        db->reopen();
+      }
+    }
+    ix->PutReader(std::move(db));
+  } catch (const Xapian::WildcardError& e) {
+    return Error::Validation("PrefixQuery matches more than " + std::to_string(kMaxExpansion) +
+                             " distinct values");
+  } catch (const Xapian::Error& e) {
+    return Error::Internal("search failed: " + e.get_description());
+  }
+  return out;
+}
+
+Result<int32_t> SearchEngine::ComputeSplits(const model::SearchIndexMeta& index,
+                                            std::string* session_id) {
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (int i = 0; i < 32; ++i) id.push_back(kHex[rd() & 15]);
+  int64_t now = impl_->clock.NowMs();
+  {
+    std::lock_guard lock(impl_->sessions_mu);
+    for (auto it = impl_->sessions.begin(); it != impl_->sessions.end();) {
+      it = it->second < now ? impl_->sessions.erase(it) : std::next(it);
+    }
+    impl_->sessions[id] = now + kSessionAliveMs;
+  }
+  *session_id = id;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return int32_t(std::min<unsigned>(cores, 8));
+}
+
+Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
+                                              const model::TablestoreSchema& table,
+                                              const model::SearchIndexMeta& index,
+                                              const ScanRequest& req) {
+  if (auto s = ValidateQuery(index, req.query); !s.ok()) return s.error();
+  if (req.max_parallel < 1 || req.max_parallel > kShards) {
+    return Error::Validation("max_parallel must be in [1, " + std::to_string(kShards) + "]");
+  }
+  if (req.parallel_id < 0 || req.parallel_id >= req.max_parallel) {
+    return Error::Validation("current_parallel_id must be in [0, max_parallel)");
+  }
+  if (req.session_id.size() > 256) return Error::Validation("session_id is too long");
+  if (req.limit < 1 || req.limit > kMaxScanLimit) {
+    return Error::Validation("limit must be in [1, " + std::to_string(kMaxScanLimit) + "]");
+  }
+  Xapian::docid floor = 0;
+  if (!req.token.empty()) {
+    auto t = DecodeToken(req.token);
+    if (!t || t->kind != 'p' || t->index_id != index.id || t->payload.size() < 12) {
+      return InvalidToken();
+    }
+    std::string_view p = t->payload;
+    uint32_t pid = 0, maxp = 0, last = 0;
+    GetFixed32BE(&p, &pid);
+    GetFixed32BE(&p, &maxp);
+    GetFixed32BE(&p, &last);
+    if (int32_t(pid) != req.parallel_id || int32_t(maxp) != req.max_parallel ||
+        p != req.session_id) {
+      return InvalidToken();
+    }
+    floor = last;
+  }
+  ScanResult out;
+  auto ix = impl_->Find(index.id);
+  if (!ix) return out;
+  try {
+    std::unique_ptr<Xapian::Database> db = ix->TakeReader();
+    for (int attempt = 0;; ++attempt) {
+      try {
+        auto built = BuildQuery(index, *db, req.query);
+        if (!built.ok()) return built.error();
+        std::vector<std::string> shards;
+        for (int s = req.parallel_id; s < kShards; s += req.max_parallel) {
+          shards.push_back(ShardTerm(s));
+        }
+        Xapian::Query q(Xapian::Query::OP_FILTER, *built,
+                        Xapian::Query(Xapian::Query::OP_OR, shards.begin(), shards.end()));
+        q = Xapian::Query(Xapian::Query::OP_FILTER, q,
+                          Xapian::Query((new DocidFloorSource(floor))->release()));
+        q = WithTtl(q, index, table, req.now_ms);
+        Xapian::Enquire enquire(*db);
+        enquire.set_query(q);
+        enquire.set_weighting_scheme(Xapian::BoolWeight());
+        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+        enquire.set_sort_by_relevance();
+        Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(req.limit) + 1);
+        out = ScanResult();
+        Xapian::docid last = 0;
+        Xapian::doccount n = 0;
+        for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
+          out.row_keys.push_back(m.get_document().get_value(kSlotRowKey));
+          last = *m;
+        }
+        if (mset.size() > Xapian::doccount(req.limit)) {
+          Token next;
+          next.kind = 'p';
+          next.index_id = index.id;
+          PutFixed32BE(&next.payload, uint32_t(req.parallel_id));
+          PutFixed32BE(&next.payload, uint32_t(req.max_parallel));
+          PutFixed32BE(&next.payload, last);
+          next.payload += req.session_id;
+          out.next_token = EncodeToken(next);
+        }
+        break;
+      } catch (const Xapian::DatabaseModifiedError&) {
+        if (attempt >= 3) throw;
+        db->reopen();
+      }
+    }
+    ix->PutReader(std::move(db));
+  } catch (const Xapian::WildcardError&) {
+    return Error::Validation("PrefixQuery matches more than " + std::to_string(kMaxExpansion) +
+                             " distinct values");
+  } catch (const Xapian::Error& e) {
+    return Error::Internal("parallel scan failed: " + e.get_description());
+  }
+  return out;
+}
+
+}  // namespace ttlstore::search

@@ -1,0 +1,198 @@
+// Search, ComputeSplits and ParallelScan: the protocol's queries decoded
+// (search_query_decode.h), run by the search engine (search/search_engine.h), and each hit's
+// row read from the table through RowOps by its row key and returned as a PlainBuffer row, as
+// GetRange returns rows (docs/tablestore.md, "Search indexes").
+#include "search/search_engine.h"
+#include "tablestore/error_map.h"
+#include "tablestore/handlers.h"
+#include "tablestore/ots_error.h"
+#include "tablestore/plainbuffer.h"
+#include "tablestore/row_convert.h"
+#include "tablestore/search_query_decode.h"
+#include "versions/row_key.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otssearchpb;
+
+// Which columns each returned row carries.
+struct ColumnChoice {
+  bool none = false;               // primary key only
+  std::vector<std::string> names;  // empty and !none: every column
+  // Every returned column is stored in the index (the service then allows 1000 rows a page).
+  bool from_index = false;
+};
+
+Result<ColumnChoice> ColumnsOf(const model::SearchIndexMeta& ix, bool has, const pb::ColumnsToGet& c) {
+  ColumnChoice out;
+  // Absent: RETURN_NONE (the service answers primary keys only).
+  pb::ColumnReturnType type = has && c.has_return_type() ? c.return_type() : pb::RETURN_NONE;
+  switch (type) {
+    case pb::RETURN_ALL:
+      return out;
+    case pb::RETURN_NONE:
+      out.none = true;
+      out.from_index = true;
+      return out;
+    case pb::RETURN_SPECIFIED:
+      if (c.column_names_size() == 0) {
+        return Error::Validation("column_names must be set when return_type is RETURN_SPECIFIED.");
+      }
+      out.from_index = true;
+      for (const auto& n : c.column_names()) {
+        out.names.push_back(n);
+        const model::SearchField* f = ix.FindField(n);
+        // As the service: arrays and dates are read from the table.
+        if (!f || !f->store || f->is_array || f->type == model::SearchFieldType::kDate) {
+          out.from_index = false;
+        }
+      }
+      return out;
+    case pb::RETURN_ALL_FROM_INDEX:
+      for (const auto& f : ix.fields) {
+        if (f.store) out.names.push_back(f.name);
+      }
+      if (out.names.empty()) out.none = true;
+      out.from_index = true;
+      return out;
+  }
+  return Error::Validation("Invalid return_type: " + std::to_string(int(type)) + ".");
+}
+
+struct Target {
+  ops::TablePtr table;
+  const model::SearchIndexMeta* index = nullptr;
+};
+
+Result<Target> FindSearchTarget(const Services& s, const std::string& table_name,
+                                const std::string& index_name) {
+  if (table_name.empty()) return Error::Validation("The table name must be set.");
+  if (index_name.empty()) return Error::Validation("The index name must be set.");
+  ASSIGN_OR_RETURN(table, FindTable(s, table_name));
+  Target t;
+  t.table = table;
+  t.index = table->tablestore->FindSearchIndex(index_name);
+  if (!t.index) {
+    return Error::ResourceNotFound(std::string(kSearchIndexMessagePrefix) + "'" +
+                                   EchoForError(index_name) + "' does not exist.");
+  }
+  return t;
+}
+
+// The row stored under `key` as a PlainBuffer row with the chosen columns; nullopt if the row
+// is gone (deleted after the index saw it).
+Result<std::optional<std::string>> RowBytes(const Services& s, const model::TableDescriptor& table,
+                                            const std::string& key, const ColumnChoice& cols) {
+  ASSIGN_OR_RETURN(stored, s.rows.Read(key));
+  if (!stored) return std::optional<std::string>();
+  std::vector<versions::PkCell> pk;
+  if (!versions::DecodeRowKey(key, table.tablestore->primary_key, &pk)) {
+    return Error::Internal("search hit with a malformed row key");
+  }
+  if (cols.none) return std::optional<std::string>(EncodeRow(ToPbKey(pk)));
+  versions::ReadSpec spec;
+  spec.max_versions = 1;
+  spec.columns = cols.names;
+  std::optional<ops::RowView> view = s.rows.ViewRow(table, key, *stored, spec);
+  // A row that shows none of the asked columns still answers with its primary key.
+  if (!view) return std::optional<std::string>(EncodeRow(ToPbKey(pk)));
+  return std::optional<std::string>(EncodeRow(ToPbRow(*view)));
+}
+
+Status NeedEngine(const Services& s) {
+  if (!s.search) return Error::Validation("Search indexes are not available on this server.");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> Search(const Services& s, std::string_view body) {
+  pb::SearchRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(target, FindSearchTarget(s, req.table_name(), req.index_name()));
+  ASSIGN_OR_RETURN(cols, ColumnsOf(*target.index, req.has_columns_to_get(), req.columns_to_get()));
+  if (!req.has_search_query()) return Error::Validation("The search query must be set.");
+  ASSIGN_OR_RETURN(sreq, DecodeSearchQuery(req.search_query()));
+  if (!cols.from_index && sreq.limit > kMaxSearchLimitFromTable) {
+    return Error::Validation("The limit must be in range [0, " +
+                             std::to_string(kMaxSearchLimitFromTable) +
+                             "] when columns are read from the table, but was " +
+                             std::to_string(sreq.limit) + ".");
+  }
+  RETURN_IF_ERROR(search::SearchEngine::Validate(*target.index, sreq.query));
+  RETURN_IF_ERROR(NeedEngine(s));
+  sreq.now_ms = s.clock.NowMs();
+  ASSIGN_OR_RETURN(result, s.search->Search(target.table->id, *target.table->tablestore,
+                                            *target.index, sreq));
+  pb::SearchResponse resp;
+  resp.set_total_hits(sreq.total_count ? result.total_hits : -1);
+  for (const auto& hit : result.hits) {
+    ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, hit.row_key, cols));
+    if (row) resp.add_rows(std::move(*row));
+  }
+  resp.set_is_all_succeeded(true);
+  if (!result.next_token.empty()) resp.set_next_token(result.next_token);
+  return Serialize(resp);
+}
+
+Result<std::string> ComputeSplits(const Services& s, std::string_view body) {
+  pb::ComputeSplitsRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  if (!req.has_search_index_splits_options()) {
+    return Error::Validation("search_index_splits_options must be set.");
+  }
+  ASSIGN_OR_RETURN(target, FindSearchTarget(s, req.table_name(),
+                                            req.search_index_splits_options().index_name()));
+  RETURN_IF_ERROR(NeedEngine(s));
+  std::string session;
+  ASSIGN_OR_RETURN(splits, s.search->ComputeSplits(*target.index, &session));
+  pb::ComputeSplitsResponse resp;
+  resp.set_session_id(session);
+  resp.set_splits_size(splits);
+  return Serialize(resp);
+}
+
+Result<std::string> ParallelScan(const Services& s, std::string_view body) {
+  pb::ParallelScanRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(target, FindSearchTarget(s, req.table_name(), req.index_name()));
+  ASSIGN_OR_RETURN(cols, ColumnsOf(*target.index, req.has_columns_to_get(), req.columns_to_get()));
+  if (!req.has_scan_query() || !req.scan_query().has_query()) {
+    return Error::Validation("The scan query must be set.");
+  }
+  const auto& q = req.scan_query();
+  search::ScanRequest scan;
+  ASSIGN_OR_RETURN(query, DecodeQuery(q.query()));
+  scan.query = std::move(query);
+  RETURN_IF_ERROR(search::SearchEngine::Validate(*target.index, scan.query));
+  if (q.has_limit()) {
+    if (q.limit() <= 0 || q.limit() > kMaxScanLimit) {
+      return Error::Validation("The limit must be in range [1, " + std::to_string(kMaxScanLimit) +
+                               "], but was " + std::to_string(q.limit()) + ".");
+    }
+    scan.limit = q.limit();
+  }
+  scan.max_parallel = q.has_max_parallel() ? q.max_parallel() : 1;
+  scan.parallel_id = q.current_parallel_id();
+  if (scan.max_parallel <= 0 || scan.parallel_id < 0 || scan.parallel_id >= scan.max_parallel) {
+    return Error::Validation("current_parallel_id must be in range [0, max_parallel), but "
+                             "current_parallel_id is " + std::to_string(scan.parallel_id) +
+                             " and max_parallel is " + std::to_string(scan.max_parallel) + ".");
+  }
+  scan.session_id = req.session_id();
+  scan.token = q.token();
+  RETURN_IF_ERROR(NeedEngine(s));
+  scan.now_ms = s.clock.NowMs();
+  ASSIGN_OR_RETURN(result, s.search->ParallelScan(target.table->id, *target.table->tablestore,
+                                                  *target.index, scan));
+  pb::ParallelScanResponse resp;
+  for (const auto& key : result.row_keys) {
+    ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, key, cols));
+    if (row) resp.add_rows(std::move(*row));
+  }
+  if (!result.next_token.empty()) resp.set_next_token(result.next_token);
+  return Serialize(resp);
+}
+
+}  // namespace ttlstore::tablestore

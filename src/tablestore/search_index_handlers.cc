@@ -1,0 +1,374 @@
+// The search-index control plane: CreateSearchIndex, DescribeSearchIndex, ListSearchIndex,
+// DeleteSearchIndex, UpdateSearchIndex, and the rules T11/T12 that tie a search index's TTL to
+// its table's options (docs/tablestore.md, "Search indexes"). The catalog holds the index's
+// definition (model/search_index.h); every change is made with catalog.Update and then the
+// engine is woken (search/search_engine.h), which builds, keeps and drops the documents.
+#include <algorithm>
+#include <set>
+
+#include "search/search_engine.h"
+#include "tablestore/handlers.h"
+#include "tablestore/ots_error.h"
+#include "tablestore/error_map.h"
+#include "tablestore/search_query_decode.h"
+#include "tablestore/search_shapes.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otssearchpb;
+
+// The service's limit on the fields of one search index (help: "Search index limits").
+constexpr int kMaxSearchFields = 1000;
+constexpr std::string_view kAnalyzers[] = {"single_word", "split", "min_word", "max_word",
+                                           "fuzzy"};
+
+std::string SearchIndexName(const std::string& name) {
+  return std::string(kSearchIndexMessagePrefix) + "'" + EchoForError(name) + "'";
+}
+Error SearchIndexNotFound(const std::string& name) {
+  return Error::ResourceNotFound(SearchIndexName(name) + " does not exist.");
+}
+
+bool IsColumnOf(const model::TablestoreSchema& t, const std::string& name) {
+  return std::any_of(t.primary_key.begin(), t.primary_key.end(),
+                     [&](const auto& c) { return c.name == name; }) ||
+         std::any_of(t.defined_columns.begin(), t.defined_columns.end(),
+                     [&](const auto& c) { return c.name == name; }) ||
+         ValidName(name);  // any attribute column may be indexed, predefined or not
+}
+
+Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const pb::FieldSchema& f) {
+  if (f.field_name().empty()) return Error::Validation("The field name must be set.");
+  if (!IsColumnOf(table, f.field_name())) {
+    return Error::Validation("Invalid field name: '" + EchoForError(f.field_name()) + "'.");
+  }
+  if (!f.has_field_type()) {
+    return Error::Validation("The field type of '" + EchoForError(f.field_name()) +
+                             "' must be set.");
+  }
+  model::SearchField out;
+  out.name = f.field_name();
+  switch (f.field_type()) {
+    case pb::LONG: out.type = model::SearchFieldType::kLong; break;
+    case pb::DOUBLE: out.type = model::SearchFieldType::kDouble; break;
+    case pb::BOOLEAN: out.type = model::SearchFieldType::kBoolean; break;
+    case pb::KEYWORD: out.type = model::SearchFieldType::kKeyword; break;
+    case pb::TEXT: out.type = model::SearchFieldType::kText; break;
+    case pb::DATE: out.type = model::SearchFieldType::kDate; break;
+    default:
+      return Error::Validation("Field type " + pb::FieldType_Name(f.field_type()) + " of '" +
+                               EchoForError(f.field_name()) +
+                               "' is not supported by ttlstore (Nested, GeoPoint and Vector "
+                               "fields are not).");
+  }
+  if (f.field_schemas_size() > 0) {
+    return Error::Validation("Only Nested fields have sub-fields.");
+  }
+  if (f.is_virtual_field() || f.source_field_names_size() > 0) {
+    return Error::Validation("Virtual fields are not supported by ttlstore.");
+  }
+  if (f.enable_highlighting()) {
+    return Error::Validation("Highlighting is not supported by ttlstore.");
+  }
+  // The SDKs send index, doc_values and store only when true: absent index and store are the
+  // service's default true; absent doc_values is false.
+  out.index = !f.has_index() || f.index();
+  out.store = !f.has_store() || f.store();
+  out.sort_and_agg = f.has_doc_values() && f.doc_values();
+  out.is_array = f.has_is_array() && f.is_array();
+  if (out.type == model::SearchFieldType::kText) {
+    if (out.sort_and_agg) {
+      return Error::Validation("Text field '" + EchoForError(f.field_name()) +
+                               "' can't enable sort and agg.");
+    }
+    out.analyzer = f.has_analyzer() && !f.analyzer().empty() ? f.analyzer() : "single_word";
+    if (std::find(std::begin(kAnalyzers), std::end(kAnalyzers), out.analyzer) ==
+        std::end(kAnalyzers)) {
+      return Error::Validation("Invalid analyzer: '" + EchoForError(out.analyzer) + "'.");
+    }
+    out.analyzer_parameter = f.analyzer_parameter();
+  } else if (f.has_analyzer() && !f.analyzer().empty()) {
+    return Error::Validation("Only Text fields have an analyzer.");
+  }
+  if (out.type == model::SearchFieldType::kDate) {
+    for (const auto& d : f.date_formats()) out.date_formats.push_back(d);
+  } else if (f.date_formats_size() > 0) {
+    return Error::Validation("Only Date fields have date formats.");
+  }
+  return out;
+}
+
+// The index's TTL against its table's options (T11, T12). `ttl` is -1 or seconds.
+Status CheckSearchIndexTtl(const Services& s, const model::VersionOptions& table, int32_t ttl,
+                           const std::string& name) {
+  if (ttl == 0 || ttl < -1) {
+    return Error::Validation("TimeToLive cannot be 0 or less than -1.");
+  }
+  if (ttl != -1 && ttl < s.min_time_to_live) {
+    return Error::Validation("TimeToLive must be -1 or at least " +
+                             std::to_string(s.min_time_to_live) + " seconds.");
+  }
+  if (ttl != -1 && table.allow_update) {
+    return Error::Validation(
+        "The time to live of a search index can be set only when the table's allow_update is "
+        "false.");
+  }
+  if (table.time_to_live != -1 && (ttl == -1 || ttl > table.time_to_live)) {
+    return Error::Validation("[table ttl] must be bigger than or equal search index ttl, but "
+                             "table ttl is " + std::to_string(table.time_to_live) +
+                             " and search index ttl is [" + name + ":" + std::to_string(ttl) +
+                             "]");
+  }
+  return Status::Ok();
+}
+
+void FillSort(const std::vector<model::SearchSortKey>& keys, pb::Sort* out) {
+  for (const auto& k : keys) {
+    auto* sorter = out->add_sorter();
+    auto order = k.descending ? pb::SORT_ORDER_DESC : pb::SORT_ORDER_ASC;
+    if (k.kind == model::SearchSortKey::Kind::kField) {
+      sorter->mutable_field_sort()->set_field_name(k.field);
+      sorter->mutable_field_sort()->set_order(order);
+    } else if (k.kind == model::SearchSortKey::Kind::kPrimaryKey) {
+      sorter->mutable_pk_sort()->set_order(order);
+    } else {
+      sorter->mutable_score_sort()->set_order(order);
+    }
+  }
+}
+
+void FillSchema(const model::SearchIndexMeta& ix, pb::IndexSchema* out) {
+  for (const auto& f : ix.fields) {
+    auto* fs = out->add_field_schemas();
+    fs->set_field_name(f.name);
+    fs->set_field_type(static_cast<pb::FieldType>(f.type));
+    fs->set_index(f.index);
+    fs->set_doc_values(f.sort_and_agg);
+    fs->set_store(f.store);
+    fs->set_is_array(f.is_array);
+    if (f.type == model::SearchFieldType::kText) {
+      fs->set_analyzer(f.analyzer);
+      // The SDK decodes the parameter of these analyzers: always present, maybe empty.
+      fs->set_analyzer_parameter(f.analyzer_parameter);
+    }
+    for (const auto& d : f.date_formats) fs->add_date_formats(d);
+  }
+  out->mutable_index_setting()->set_number_of_shards(1);
+  if (!ix.index_sort.empty()) FillSort(ix.index_sort, out->mutable_index_sort());
+}
+
+Result<ops::TablePtr> FindBaseTable(const Services& s, const std::string& name) {
+  ASSIGN_OR_RETURN(table, FindTable(s, name));
+  if (!table->tablestore->index_of.empty()) {
+    return Error::Validation("Table " + EchoForError(name) +
+                             " is a secondary index: search indexes are made on tables.");
+  }
+  return table;
+}
+
+}  // namespace
+
+Status CheckIndexedOptionsChange(const model::TablestoreSchema& table,
+                                 const model::VersionOptions& before,
+                                 const model::VersionOptions& after) {
+  // Max versions stays 1 (CheckIndexedOptions): any change of it is refused with that text.
+  if (after.time_to_live != before.time_to_live && after.allow_update) {
+    // T12: the table's TTL changes only once updates are disallowed.
+    return Error::Validation("Don't support allow update operation on table with index and ttl");
+  }
+  RETURN_IF_ERROR(CheckIndexedOptions(after));
+  if (after.time_to_live != -1) {
+    for (const auto& ix : table.search_indexes) {
+      if (ix.time_to_live == -1 || ix.time_to_live > after.time_to_live) {
+        return Error::Validation("[table ttl] must be bigger than or equal search index ttl, "
+                                 "but table ttl is " + std::to_string(after.time_to_live) +
+                                 " and search index ttl is [" + ix.name + ":" +
+                                 std::to_string(ix.time_to_live) + "]");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) {
+  pb::CreateSearchIndexRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  if (req.table_name().empty()) return Error::Validation("The table name must be set.");
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  if (!ValidName(req.index_name())) {
+    return Error::Validation("Invalid index name: '" + EchoForError(req.index_name()) + "'.");
+  }
+  if (req.has_source_index_name()) {
+    return Error::Validation("source_index_name (index copies) is not supported by ttlstore.");
+  }
+  if (!req.has_schema() || req.schema().field_schemas_size() == 0) {
+    return Error::Validation("The schema of the search index must have at least one field.");
+  }
+  const auto& schema = req.schema();
+  if (schema.field_schemas_size() > kMaxSearchFields) {
+    return Error::Validation("The number of fields of a search index cannot exceed " +
+                             std::to_string(kMaxSearchFields) + ".");
+  }
+  if (schema.has_index_setting() && schema.index_setting().routing_fields_size() > 0) {
+    return Error::Validation("Routing fields are not supported by ttlstore.");
+  }
+  std::vector<model::SearchSortKey> index_sort;
+  if (schema.has_index_sort()) {
+    ASSIGN_OR_RETURN(sort, DecodeSort(schema.index_sort()));
+    for (auto& k : sort) {
+      if (k.key.kind == model::SearchSortKey::Kind::kScore) {
+        return Error::Validation("The index sort can't sort by score.");
+      }
+      index_sort.push_back(std::move(k.key));
+    }
+  }
+  int32_t ttl = req.has_time_to_live() ? req.time_to_live() : -1;
+  ASSIGN_OR_RETURN(id, s.catalog.AllocateId());
+  auto updated = s.catalog.Update(
+      req.table_name(),
+      [&](model::TableDescriptor& t) -> Status {
+        auto& ts = *t.tablestore;
+        if (!ts.index_of.empty()) {
+          return Error::Validation("Search indexes are made on tables, not on indexes.");
+        }
+        if (ts.FindSearchIndex(req.index_name())) {
+          return Error::ResourceInUse(SearchIndexName(req.index_name()) + " already exists.");
+        }
+        model::SearchIndexMeta ix;
+        ix.name = req.index_name();
+        std::set<std::string> seen;
+        for (const auto& f : schema.field_schemas()) {
+          ASSIGN_OR_RETURN(field, FieldOf(ts, f));
+          if (!seen.insert(field.name).second) {
+            return Error::Validation("Duplicated field name: '" + EchoForError(field.name) +
+                                     "'.");
+          }
+          ix.fields.push_back(std::move(field));
+        }
+        for (const auto& k : index_sort) {
+          if (k.kind != model::SearchSortKey::Kind::kField) continue;
+          const model::SearchField* f = ix.FindField(k.field);
+          if (!f || !f->sort_and_agg) {
+            return Error::Validation("The index sort field '" + EchoForError(k.field) +
+                                     "' must be a field of the index with sort and agg "
+                                     "enabled.");
+          }
+        }
+        ix.index_sort = index_sort;
+        RETURN_IF_ERROR(CheckIndexedOptions(ts.options));
+        RETURN_IF_ERROR(CheckSearchIndexTtl(s, ts.options, ttl, ix.name));
+        ix.time_to_live = ttl;
+        ix.id = id;
+        ix.create_time_us = s.clock.NowMs() * 1000;
+        ix.building = true;
+        ts.search_indexes.push_back(std::move(ix));
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!updated) return updated.error();
+  if (s.search) s.search->Wake();
+  return Serialize(pb::CreateSearchIndexResponse());
+}
+
+Result<std::string> UpdateSearchIndex(const Services& s, std::string_view body) {
+  pb::UpdateSearchIndexRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  if (!req.has_time_to_live()) {
+    return Error::Validation("No parameter is specified in the search index options.");
+  }
+  ASSIGN_OR_RETURN(table, FindBaseTable(s, req.table_name()));
+  (void)table;
+  auto updated = s.catalog.Update(
+      req.table_name(),
+      [&](model::TableDescriptor& t) -> Status {
+        auto& ts = *t.tablestore;
+        auto it = std::find_if(ts.search_indexes.begin(), ts.search_indexes.end(),
+                               [&](const auto& ix) { return ix.name == req.index_name(); });
+        if (it == ts.search_indexes.end()) return SearchIndexNotFound(req.index_name());
+        RETURN_IF_ERROR(CheckSearchIndexTtl(s, ts.options, req.time_to_live(), it->name));
+        it->time_to_live = req.time_to_live();
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!updated) return updated.error();
+  if (s.search) s.search->Wake();
+  return Serialize(pb::UpdateSearchIndexResponse());
+}
+
+Result<std::string> DeleteSearchIndex(const Services& s, std::string_view body) {
+  pb::DeleteSearchIndexRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  ASSIGN_OR_RETURN(table, FindBaseTable(s, req.table_name()));
+  (void)table;
+  auto updated = s.catalog.Update(
+      req.table_name(),
+      [&](model::TableDescriptor& t) -> Status {
+        auto& v = t.tablestore->search_indexes;
+        auto it = std::find_if(v.begin(), v.end(),
+                               [&](const auto& ix) { return ix.name == req.index_name(); });
+        if (it == v.end()) return SearchIndexNotFound(req.index_name());
+        v.erase(it);
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!updated) return updated.error();
+  // The engine removes the documents of indexes no table names any more.
+  if (s.search) s.search->Wake();
+  return Serialize(pb::DeleteSearchIndexResponse());
+}
+
+Result<std::string> DescribeSearchIndex(const Services& s, std::string_view body) {
+  pb::DescribeSearchIndexRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  ASSIGN_OR_RETURN(table, FindBaseTable(s, req.table_name()));
+  const model::SearchIndexMeta* ix = table->tablestore->FindSearchIndex(req.index_name());
+  if (!ix) return SearchIndexNotFound(req.index_name());
+  pb::DescribeSearchIndexResponse resp;
+  FillSchema(*ix, resp.mutable_schema());
+  search::IndexStats stats;
+  stats.full_sync = ix->building;
+  if (s.search) stats = s.search->Stats(*ix);
+  auto* sync = resp.mutable_sync_stat();
+  sync->set_sync_phase(stats.full_sync ? pb::FULL : pb::INCR);
+  sync->set_current_sync_timestamp(stats.current_sync_timestamp_ms * 1000);  // microseconds
+  auto* meter = resp.mutable_metering_info();
+  meter->set_storage_size(stats.storage_size);
+  meter->set_row_count(stats.row_count);
+  meter->set_reserved_read_cu(0);
+  meter->set_timestamp(s.clock.NowMs() / 1000);
+  resp.set_create_time(ix->create_time_us);
+  resp.set_time_to_live(ix->time_to_live);
+  resp.mutable_index_status()->set_status(pb::RUNNING);
+  resp.mutable_index_status()->set_status_description("");
+  return Serialize(resp);
+}
+
+Result<std::string> ListSearchIndex(const Services& s, std::string_view body) {
+  pb::ListSearchIndexRequest req;
+  RETURN_IF_ERROR(ParseMessage(body, &req));
+  pb::ListSearchIndexResponse resp;
+  auto add = [&](const model::TableDescriptor& t) {
+    for (const auto& ix : t.tablestore->search_indexes) {
+      auto* info = resp.add_indices();
+      info->set_table_name(t.name);
+      info->set_index_name(ix.name);
+    }
+  };
+  if (req.has_table_name() && !req.table_name().empty()) {
+    ASSIGN_OR_RETURN(table, FindBaseTable(s, req.table_name()));
+    add(*table);
+  } else {
+    RETURN_IF_ERROR(AuthorizeTable(s, "*"));
+    auto list = s.catalog.List(std::nullopt, SIZE_MAX, ops::Front::kTablestore);
+    for (const auto& name : list.names) {
+      ops::TablePtr t = s.catalog.Find(name, ops::Front::kTablestore);
+      if (t && t->tablestore) add(*t);
+    }
+  }
+  return Serialize(resp);
+}
+
+}  // namespace ttlstore::tablestore

@@ -1,0 +1,347 @@
+#include "tablestore/search_query_decode.h"
+
+#include <cstring>
+
+#include "tablestore/ots_error.h"
+#include "tablestore/search_shapes.h"
+
+namespace ttlstore::tablestore {
+namespace {
+
+namespace pb = ::ttlstore::otssearchpb;
+
+template <typename Message>
+Status Parse(std::string_view bytes, Message* m) {
+  RETURN_IF_ERROR(CheckWire(bytes, WireShapeOf(*m)));
+  if (!m->ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Error::Validation(std::string(kParseFailedMessage));
+  }
+  return Status::Ok();
+}
+
+uint64_t LittleEndian(std::string_view b, size_t at, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t(uint8_t(b[at + i])) << (8 * i);
+  return v;
+}
+
+// The decode of one tree: counts the nodes against kMaxQueryNodes.
+class Decoder {
+ public:
+  Result<search::Query> Decode(const pb::Query& q, int depth) {
+    if (++nodes_ > kMaxQueryNodes) {
+      return Error::Validation("The query has too many sub queries, the limit is " +
+                               std::to_string(kMaxQueryNodes) + ".");
+    }
+    if (!q.has_type()) return Error::Validation("Query type must be set.");
+    search::Query out;
+    const std::string& body = q.query();
+    switch (q.type()) {
+      case pb::MATCH_ALL_QUERY: {
+        pb::MatchAllQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        out.kind = search::Query::Kind::kMatchAll;
+        return out;
+      }
+      case pb::TERM_QUERY: {
+        pb::TermQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "term_query"));
+        if (!m.has_term()) return Error::Validation("[term_query] term must not be null");
+        ASSIGN_OR_RETURN(v, DecodeSearchValue(m.term()));
+        out.kind = search::Query::Kind::kTerm;
+        out.field = m.field_name();
+        out.terms.push_back(std::move(v));
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::TERMS_QUERY: {
+        pb::TermsQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "terms_query"));
+        if (m.terms_size() == 0) return Error::Validation("[terms_query] terms must not be empty");
+        if (m.terms_size() > kMaxTerms) {
+          return Error::Validation("[terms_query] the number of terms must be no more than " +
+                                   std::to_string(kMaxTerms) + ", but was " +
+                                   std::to_string(m.terms_size()));
+        }
+        out.kind = search::Query::Kind::kTerms;
+        out.field = m.field_name();
+        for (const auto& t : m.terms()) {
+          ASSIGN_OR_RETURN(v, DecodeSearchValue(t));
+          out.terms.push_back(std::move(v));
+        }
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::RANGE_QUERY: {
+        pb::RangeQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "range_query"));
+        out.kind = search::Query::Kind::kRange;
+        out.field = m.field_name();
+        if (m.has_range_from()) {
+          ASSIGN_OR_RETURN(v, DecodeSearchValue(m.range_from()));
+          out.from = std::move(v);
+        }
+        if (m.has_range_to()) {
+          ASSIGN_OR_RETURN(v, DecodeSearchValue(m.range_to()));
+          out.to = std::move(v);
+        }
+        if (!out.from && !out.to) {
+          return Error::Validation("[range_query] range_from and range_to can't both be null");
+        }
+        // The SDKs default both to true when a bound is given without them.
+        out.include_lower = m.has_include_lower() ? m.include_lower() : true;
+        out.include_upper = m.has_include_upper() ? m.include_upper() : true;
+        return out;
+      }
+      case pb::PREFIX_QUERY: {
+        pb::PrefixQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "prefix_query"));
+        if (m.prefix().size() > kMaxPrefixBytes) {
+          return Error::Validation("[prefix_query] prefix is too long, the limit is " +
+                                   std::to_string(kMaxPrefixBytes) + " bytes");
+        }
+        out.kind = search::Query::Kind::kPrefix;
+        out.field = m.field_name();
+        out.text = m.prefix();
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::WILDCARD_QUERY: {
+        pb::WildcardQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "wildcard_query"));
+        // Its 32-character limit is the engine's, with the service's text (search/).
+        out.kind = search::Query::Kind::kWildcard;
+        out.field = m.field_name();
+        out.text = m.value();
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::EXISTS_QUERY: {
+        pb::ExistsQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "exists_query"));
+        out.kind = search::Query::Kind::kExists;
+        out.field = m.field_name();
+        return out;
+      }
+      case pb::MATCH_QUERY: {
+        pb::MatchQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "match_query"));
+        out.kind = search::Query::Kind::kMatch;
+        out.field = m.field_name();
+        out.text = m.text();
+        out.match_and = m.has_op() && m.op() == pb::AND;
+        if (m.has_minimum_should_match()) {
+          if (m.minimum_should_match() < 0) {
+            return Error::Validation("[match_query] minimum_should_match must be >= 0");
+          }
+          out.minimum_should_match = m.minimum_should_match();
+        }
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::MATCH_PHRASE_QUERY: {
+        pb::MatchPhraseQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "match_phrase_query"));
+        out.kind = search::Query::Kind::kMatchPhrase;
+        out.field = m.field_name();
+        out.text = m.text();
+        if (m.has_weight()) out.weight = m.weight();
+        return out;
+      }
+      case pb::BOOL_QUERY: {
+        if (depth >= kMaxQueryDepth) return TooDeep();
+        pb::BoolQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        int clauses = m.must_queries_size() + m.must_not_queries_size() +
+                      m.filter_queries_size() + m.should_queries_size();
+        if (clauses > kMaxBoolClauses) {
+          return Error::Validation("too many queries in bool_query");
+        }
+        if (clauses == 0) return Error::Validation("[bool_query] sub query must not be null");
+        out.kind = search::Query::Kind::kBool;
+        RETURN_IF_ERROR(DecodeAll(m.must_queries(), depth, &out.must));
+        RETURN_IF_ERROR(DecodeAll(m.must_not_queries(), depth, &out.must_not));
+        RETURN_IF_ERROR(DecodeAll(m.filter_queries(), depth, &out.filter));
+        RETURN_IF_ERROR(DecodeAll(m.should_queries(), depth, &out.should));
+        if (m.has_minimum_should_match()) {
+          int32_t msm = m.minimum_should_match();
+          if (msm < 0 || (msm > m.should_queries_size() && m.should_queries_size() > 0)) {
+            return Error::Validation(
+                "[bool_query] minimum_should_match must be in range [0, " +
+                std::to_string(m.should_queries_size()) + "], but was " + std::to_string(msm));
+          }
+          out.minimum_should_match = msm;
+        }
+        return out;
+      }
+      case pb::CONST_SCORE_QUERY: {
+        // A filter without scores: a Bool query with the one filter.
+        if (depth >= kMaxQueryDepth) return TooDeep();
+        pb::ConstScoreQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        if (!m.has_filter()) return Error::Validation("[const_score_query] filter must not be null");
+        ASSIGN_OR_RETURN(inner, Decode(m.filter(), depth + 1));
+        out.kind = search::Query::Kind::kBool;
+        out.filter.push_back(std::move(inner));
+        return out;
+      }
+      default:
+        return Error::Validation("Unsupported query type: " +
+                                 pb::QueryType_Name(q.type()) + " (" +
+                                 std::to_string(int(q.type())) + ") is not supported by ttlstore.");
+    }
+  }
+
+ private:
+  static Status NeedField(const std::string& name, std::string_view what) {
+    if (name.empty()) {
+      return Error::Validation("[" + std::string(what) + "] field_name must not be null");
+    }
+    return Status::Ok();
+  }
+  static Error TooDeep() {
+    return Error::Validation("The query nests too deeply, the limit is " +
+                             std::to_string(kMaxQueryDepth) + " levels.");
+  }
+  Status DecodeAll(const google::protobuf::RepeatedPtrField<pb::Query>& in, int depth,
+                   std::vector<search::Query>* out) {
+    out->reserve(in.size());
+    for (const auto& q : in) {
+      ASSIGN_OR_RETURN(sub, Decode(q, depth + 1));
+      out->push_back(std::move(sub));
+    }
+    return Status::Ok();
+  }
+
+  int nodes_ = 0;
+};
+
+}  // namespace
+
+Result<model::CellValue> DecodeSearchValue(std::string_view b) {
+  auto bad = [] { return Error::Validation("Invalid search value: malformed variant bytes."); };
+  if (b.empty()) return bad();
+  switch (uint8_t(b[0])) {
+    case 0:
+      if (b.size() != 9) return bad();
+      return model::CellValue::Integer(static_cast<int64_t>(LittleEndian(b, 1, 8)));
+    case 1: {
+      if (b.size() != 9) return bad();
+      uint64_t bits = LittleEndian(b, 1, 8);
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      return model::CellValue::Double(d);
+    }
+    case 2:
+      if (b.size() != 2) return bad();
+      return model::CellValue::Boolean(b[1] != 0);
+    case 3: {
+      if (b.size() < 5) return bad();
+      uint64_t len = LittleEndian(b, 1, 4);
+      if (len != b.size() - 5) return bad();
+      return model::CellValue::String(std::string(b.substr(5)));
+    }
+    default:
+      return Error::Validation("Invalid search value: unsupported type " +
+                               std::to_string(uint8_t(b[0])) + ".");
+  }
+}
+
+Result<search::Query> DecodeQuery(const pb::Query& query) {
+  Decoder d;
+  return d.Decode(query, 0);
+}
+
+Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
+  if (sort.sorter_size() > kMaxSorters) {
+    return Error::Validation("Too many sorters, the limit is " + std::to_string(kMaxSorters) +
+                             ".");
+  }
+  std::vector<search::SortKey> out;
+  for (const auto& s : sort.sorter()) {
+    search::SortKey k;
+    int set = s.has_field_sort() + s.has_score_sort() + s.has_pk_sort() +
+              s.has_geo_distance_sort() + s.has_doc_sort();
+    if (set != 1) return Error::Validation("A sorter must set exactly one sort.");
+    if (s.has_field_sort()) {
+      const auto& f = s.field_sort();
+      if (f.field_name().empty()) {
+        return Error::Validation("[field_sort] field_name must not be null");
+      }
+      if (f.has_nested_filter()) {
+        return Error::Validation("[field_sort] nested_filter is not supported by ttlstore.");
+      }
+      k.key.kind = model::SearchSortKey::Kind::kField;
+      k.key.field = f.field_name();
+      k.key.descending = f.order() == pb::SORT_ORDER_DESC;
+      if (f.has_missing_value()) {
+        ASSIGN_OR_RETURN(v, DecodeSearchValue(f.missing_value()));
+        k.missing_value = std::move(v);
+      }
+    } else if (s.has_score_sort()) {
+      k.key.kind = model::SearchSortKey::Kind::kScore;
+      // Scores sort descending unless asked otherwise (the SDKs' default order is DESC).
+      k.key.descending = !s.score_sort().has_order() ||
+                         s.score_sort().order() == pb::SORT_ORDER_DESC;
+    } else if (s.has_pk_sort()) {
+      k.key.kind = model::SearchSortKey::Kind::kPrimaryKey;
+      k.key.descending = s.pk_sort().order() == pb::SORT_ORDER_DESC;
+    } else {
+      return Error::Validation("GeoDistanceSort and DocSort are not supported by ttlstore.");
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes) {
+  pb::SearchQuery q;
+  RETURN_IF_ERROR(Parse(bytes, &q));
+  if (q.has_aggs() || q.has_group_bys()) {
+    return Error::Validation("Aggregations and group-bys are not supported by ttlstore.");
+  }
+  if (q.has_highlight()) return Error::Validation("Highlight is not supported by ttlstore.");
+  if (q.has_collapse()) return Error::Validation("Collapse is not supported by ttlstore.");
+  search::SearchRequest out;
+  if (!q.has_query()) return Error::Validation("The query of the search query must be set.");
+  ASSIGN_OR_RETURN(query, DecodeQuery(q.query()));
+  out.query = std::move(query);
+  if (q.has_sort()) {
+    ASSIGN_OR_RETURN(sort, DecodeSort(q.sort()));
+    out.sort = std::move(sort);
+  }
+  if (q.has_offset()) {
+    if (q.offset() < 0) return Error::Validation("The offset must be >= 0, but was " +
+                                                 std::to_string(q.offset()) + ".");
+    out.offset = q.offset();
+  }
+  if (q.has_limit()) {
+    if (q.limit() < 0 || q.limit() > kMaxSearchLimit) {
+      return Error::Validation("The limit must be in range [0, " +
+                               std::to_string(kMaxSearchLimit) + "], but was " +
+                               std::to_string(q.limit()) + ".");
+    }
+    out.limit = q.limit();
+  }
+  if (int64_t(out.offset) + out.limit > kMaxOffsetPlusLimit) {
+    return Error::Validation("The sum of offset and limit must be no more than " +
+                             std::to_string(kMaxOffsetPlusLimit) +
+                             ": use next_token to read further.");
+  }
+  if (q.has_token() && !q.token().empty()) {
+    // The token carries the sort of the first page; a sort sent again with it is ignored.
+    out.token = q.token();
+  }
+  out.total_count = q.get_total_count();
+  return out;
+}
+
+}  // namespace ttlstore::tablestore
