@@ -16,10 +16,10 @@ namespace ttlstore::search {
 namespace {
 
 // The service's bounds (docs/compatibility.md, "Search indexes"): limit at most 1000 (100 when
-// columns are read from the table: the front end checks that), offset + limit at most 2000
-// without a token; a ParallelScan page at most 2000 rows.
+// columns are read from the table: the front end checks that), offset + limit at most
+// 100000 without a token; a ParallelScan page at most 2000 rows.
 constexpr int32_t kMaxLimit = 1000;
-constexpr int32_t kMaxOffsetPlusLimit = 2000;
+constexpr int32_t kMaxOffsetPlusLimit = 100000;
 constexpr int32_t kMaxScanLimit = 2000;
 constexpr int64_t kSessionAliveMs = 10 * 60 * 1000;
 

@@ -503,7 +503,7 @@ TEST_F(SearchEngineTest, SortsPagesCountsAndParallelScans) {
     for (int64_t id : got) nums.push_back(model_[id].num.value_or(0));
     EXPECT_TRUE(std::is_sorted(nums.begin(), nums.end()));
   }
-  // Offset pages without a token, and offset + limit past 2000 refused.
+  // Offset pages without a token, and offset + limit past 100000 (the service's limit) refused.
   {
     SearchRequest req;
     req.now_ms = kNow;
@@ -513,7 +513,7 @@ TEST_F(SearchEngineTest, SortsPagesCountsAndParallelScans) {
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r->hits.size(), 50u);
     EXPECT_EQ(IdOf(r->hits[0].row_key), 100);
-    req.offset = 1990;
+    req.offset = 99990;
     req.limit = 20;
     EXPECT_FALSE(engine_->Search(Table()->id, *Table()->tablestore, Index(), req).ok());
   }
