@@ -7,39 +7,13 @@
 // Kill moments are seeded random (TTLSTORE_CRASH_SEED moves the seed); each round says whether
 // the index was still being built when it was killed (`building_at_kill`).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 
-import { Long, Server, TTLSTORE_BIN, TableStore, condition, sleep, uniqueName, waitFor } from './helpers.mjs';
+import { Long, Server, TableStore, condition, sleep, uniqueName, waitFor } from './helpers.mjs';
+import { check, killServer, rng } from './crash_helpers.mjs';
 
 const ROWS = 20000;
 const SEED = Number(process.env.TTLSTORE_CRASH_SEED ?? 20261126);
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function killServer(server) {
-  const child = server.child;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(child.pid, 'SIGKILL');
-  await exited;
-  server.port = null;
-}
-
-function check(dataDir) {
-  const r = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', dataDir], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ttlstore check failed:\n${r.stdout}${r.stderr}`);
-  assert.match(r.stdout, /^ok:/);
-  return r.stdout.trim();
-}
 
 const pk = (i) => [{ id: Long.fromNumber(i) }];
 

@@ -10,45 +10,18 @@
 // (`passes_done`). TTLSTORE_CRASH_SEED moves the seed, TTLSTORE_CRASH_SEEDS runs more rounds
 // (default 4).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
 
 import {
-  Server, TTLSTORE_BIN, TableStore, cells, condition, createTable, sleep, uniqueName, updateOptions,
+  Server, TableStore, cells, condition, createTable, sleep, uniqueName, updateOptions,
 } from './helpers.mjs';
+import { check, killServer, rng } from './crash_helpers.mjs';
 
 const { INF_MIN, INF_MAX, Direction } = TableStore;
 const ROWS = 600;
 const SEED = Number(process.env.TTLSTORE_CRASH_SEED ?? 20261125);
 const ROUNDS = Number(process.env.TTLSTORE_CRASH_SEEDS ?? 4);
-
-// A small seeded generator (mulberry32), so a failing round can be replayed.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function killServer(server) {
-  const child = server.child;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(child.pid, 'SIGKILL');
-  await exited;
-  server.port = null;
-}
-
-function check(dataDir) {
-  const r = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', dataDir], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ttlstore check failed:\n${r.stdout}${r.stderr}`);
-  assert.match(r.stdout, /^ok:/);
-  return r.stdout;
-}
 
 async function readAll(client, t) {
   const rows = [];
