@@ -1,6 +1,7 @@
 #include "storage/catalog_codec.h"
 
 #include "common/coding.h"
+#include "storage/tagged_fields.h"
 #include "storage/search_index_codec.h"
 
 namespace ttlstore::storage {
@@ -58,7 +59,6 @@ enum PolicyTag : uint64_t {
   kPolicyRevision = 2,  // bytes: its RevisionId
 };
 
-void PutField(std::string* out, uint64_t tag, std::string_view payload);
 
 std::string EncodePolicy(const model::ResourcePolicy& p) {
   std::string out;
@@ -137,17 +137,6 @@ enum IndexTag : uint64_t {
   kIndexMoreRangeKey = 12,  // key element, repeated
 };
 
-void PutField(std::string* out, uint64_t tag, std::string_view payload) {
-  PutVarint64(out, tag);
-  PutLengthPrefixed(out, payload);
-}
-
-void PutVarintField(std::string* out, uint64_t tag, uint64_t v) {
-  std::string p;
-  PutVarint64(&p, v);
-  PutField(out, tag, p);
-}
-
 std::string EncodeElement(const model::KeyElement& e) {
   std::string p;
   p.push_back(static_cast<char>(e.type));
@@ -162,7 +151,6 @@ bool DecodeElement(std::string_view p, model::KeyElement* e) {
   return true;
 }
 
-bool GetVarintPayload(std::string_view p, uint64_t* v) { return GetVarint64(&p, v) && p.empty(); }
 
 std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   std::string out;

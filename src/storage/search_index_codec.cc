@@ -1,6 +1,7 @@
 #include "storage/search_index_codec.h"
 
 #include "common/coding.h"
+#include "storage/tagged_fields.h"
 
 namespace ttlstore::storage {
 namespace {
@@ -30,19 +31,6 @@ enum SortKeyTag : uint64_t {
   kSkField = 2,
   kSkDescending = 3,    // varint 0/1
 };
-
-void PutField(std::string* out, uint64_t tag, std::string_view payload) {
-  PutVarint64(out, tag);
-  PutLengthPrefixed(out, payload);
-}
-
-void PutVarintField(std::string* out, uint64_t tag, uint64_t v) {
-  std::string p;
-  PutVarint64(&p, v);
-  PutField(out, tag, p);
-}
-
-bool GetVarintPayload(std::string_view p, uint64_t* v) { return GetVarint64(&p, v) && p.empty(); }
 
 bool DecodeField(std::string_view in, model::SearchField* f) {
   while (!in.empty()) {
