@@ -2,6 +2,9 @@
 // columns secondary indexes may use (help: "AddDefinedColumn", "DeleteDefinedColumn"). Messages
 // no source gives are Chosen (docs/compatibility.md, "Predefined columns").
 #include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "tablestore/handlers.h"
 #include "tablestore/ots_error.h"
@@ -30,19 +33,38 @@ const model::TsIndex* IndexUsing(const model::TablestoreSchema& ts, const std::s
   return nullptr;
 }
 
+// What both calls share: the table's authorization, a non-empty list, and one catalog update
+// in which `change` edits a copy of the table's predefined columns; the copy is stored only if
+// `change` accepts the whole request.
+using ColumnsChange =
+    std::function<Status(const model::TablestoreSchema&, std::vector<model::DefinedColumn>&)>;
+Status UpdateDefinedColumns(const Services& s, const std::string& table_name, int count,
+                            const ColumnsChange& change) {
+  RETURN_IF_ERROR(AuthorizeTable(s, table_name));
+  if (count == 0) return Error::Validation("No defined column is specified.");
+  auto updated = s.catalog.Update(
+      table_name,
+      [&](model::TableDescriptor& t) -> Status {
+        auto& ts = *t.tablestore;
+        if (!ts.index_of.empty()) return IndexWriteRefused(t.name);
+        auto next = ts.defined_columns;
+        RETURN_IF_ERROR(change(ts, next));
+        ts.defined_columns = std::move(next);
+        return Status::Ok();
+      },
+      ops::Front::kTablestore);
+  if (!updated) return updated.error();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::string> AddDefinedColumn(const Services& s, std::string_view body) {
   pb::AddDefinedColumnRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
-  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
-  if (req.columns_size() == 0) return Error::Validation("No defined column is specified.");
-  auto updated = s.catalog.Update(
-      req.table_name(),
-      [&](model::TableDescriptor& t) -> Status {
-        auto& ts = *t.tablestore;
-        if (!ts.index_of.empty()) return IndexWriteRefused(t.name);
-        auto next = ts.defined_columns;
+  RETURN_IF_ERROR(UpdateDefinedColumns(
+      s, req.table_name(), req.columns_size(),
+      [&](const model::TablestoreSchema& ts, std::vector<model::DefinedColumn>& next) -> Status {
         for (const auto& c : req.columns()) {
           if (!ValidName(c.name())) {
             return Error::Validation("Invalid column name: '" + EchoForError(c.name()) + "'.");
@@ -65,25 +87,17 @@ Result<std::string> AddDefinedColumn(const Services& s, std::string_view body) {
         if (next.size() > kMaxDefinedColumns) {
           return Error::Validation("The number of defined columns must be in range: [0, 32].");
         }
-        ts.defined_columns = std::move(next);
         return Status::Ok();
-      },
-      ops::Front::kTablestore);
-  if (!updated) return updated.error();
+      }));
   return Serialize(pb::AddDefinedColumnResponse());
 }
 
 Result<std::string> DeleteDefinedColumn(const Services& s, std::string_view body) {
   pb::DeleteDefinedColumnRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
-  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
-  if (req.columns_size() == 0) return Error::Validation("No defined column is specified.");
-  auto updated = s.catalog.Update(
-      req.table_name(),
-      [&](model::TableDescriptor& t) -> Status {
-        auto& ts = *t.tablestore;
-        if (!ts.index_of.empty()) return IndexWriteRefused(t.name);
-        auto next = ts.defined_columns;
+  RETURN_IF_ERROR(UpdateDefinedColumns(
+      s, req.table_name(), req.columns_size(),
+      [&](const model::TablestoreSchema& ts, std::vector<model::DefinedColumn>& next) -> Status {
         for (const auto& name : req.columns()) {
           auto it = std::find_if(next.begin(), next.end(),
                                  [&](const auto& dc) { return dc.name == name; });
@@ -97,11 +111,8 @@ Result<std::string> DeleteDefinedColumn(const Services& s, std::string_view body
           }
           next.erase(it);
         }
-        ts.defined_columns = std::move(next);
         return Status::Ok();
-      },
-      ops::Front::kTablestore);
-  if (!updated) return updated.error();
+      }));
   return Serialize(pb::DeleteDefinedColumnResponse());
 }
 
