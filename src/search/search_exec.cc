@@ -2,7 +2,9 @@
 // ParallelScan (documents partitioned by a shard term, paged in docid order). Every read opens
 // no writer: it takes a pooled Xapian reader reopened at the last commit, so it never waits
 // for the applier. Rows past the effective TTL are filtered out here, before any purge.
+#include <functional>
 #include <random>
+#include <string_view>
 
 #include "common/coding.h"
 
@@ -99,6 +101,33 @@ Xapian::Query WithTtl(Xapian::Query q, const model::SearchIndexMeta& index,
                                      KeyBytes(LongKey(now_ms - ttl * 1000))));
 }
 
+// Runs `read` on one of `ix`'s pooled readers. A commit landing while it reads makes Xapian
+// throw DatabaseModifiedError: the reader is reopened at the new commit and `read` runs again,
+// at most three more times, so `read` starts its output afresh on each run. Xapian's errors
+// become the service's: an expansion past its cap a validation error, the rest internal ones.
+Status WithReader(OpenIndex& ix, std::string_view what,
+                  const std::function<Status(Xapian::Database&)>& read) {
+  try {
+    std::unique_ptr<Xapian::Database> db = ix.TakeReader();
+    for (int attempt = 0;; ++attempt) {
+      try {
+        RETURN_IF_ERROR(read(*db));
+        break;
+      } catch (const Xapian::DatabaseModifiedError&) {
+        if (attempt >= 3) throw;
+        db->reopen();
+      }
+    }
+    ix.PutReader(std::move(db));
+  } catch (const Xapian::WildcardError&) {
+    return Error::Validation("PrefixQuery matches more than " + std::to_string(kMaxExpansion) +
+                             " distinct values");
+  } catch (const Xapian::Error& e) {
+    return Error::Internal(std::string(what) + " failed: " + e.get_description());
+  }
+  return Status::Ok();
+}
+
 Error InvalidToken() { return Error::Validation(kTokenErrorText); }
 
 }  // namespace
@@ -140,112 +169,98 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     if (req.total_count) out.total_hits = 0;
     return out;
   }
-  try {
-    std::unique_ptr<Xapian::Database> db = ix->TakeReader();
-    for (int attempt = 0;; ++attempt) {
-      try {
-        auto built = BuildQuery(index, *db, req.query);
-        if (!built.ok()) return built.error();
-        Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
-        Xapian::Enquire enquire(*db);
-        enquire.set_query(q);
-        Xapian::MultiValueKeyMaker km;
-        bool by_score = false, has_pk = false;
-        for (const auto& k : sort) {
-          switch (k.key.kind) {
-            case model::SearchSortKey::Kind::kScore: by_score = true; break;
-            case model::SearchSortKey::Kind::kPrimaryKey:
-              km.add_value(kSlotRowKey, k.key.descending);
-              has_pk = true;
-              break;
-            case model::SearchSortKey::Kind::kField: {
-              int fi = FieldIndex(index, k.key.field);
-              const model::SearchField& f = index.fields[size_t(fi)];
-              std::string def = k.key.descending ? std::string() : std::string("\x02");
-              if (k.missing_value) {
-                model::SearchField scalar = f;
-                scalar.is_array = false;
-                auto v = FieldValues(scalar, *k.missing_value);
-                if (!v.empty()) def = SortValue(f, v[0]);
-              }
-              km.add_value(kSlotFieldBase + Xapian::valueno(fi), k.key.descending, def);
-              break;
-            }
+  RETURN_IF_ERROR(WithReader(*ix, "search", [&](Xapian::Database& db) -> Status {
+    auto built = BuildQuery(index, db, req.query);
+    if (!built.ok()) return built.error();
+    Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
+    Xapian::Enquire enquire(db);
+    enquire.set_query(q);
+    Xapian::MultiValueKeyMaker km;
+    bool by_score = false, has_pk = false;
+    for (const auto& k : sort) {
+      switch (k.key.kind) {
+        case model::SearchSortKey::Kind::kScore: by_score = true; break;
+        case model::SearchSortKey::Kind::kPrimaryKey:
+          km.add_value(kSlotRowKey, k.key.descending);
+          has_pk = true;
+          break;
+        case model::SearchSortKey::Kind::kField: {
+          int fi = FieldIndex(index, k.key.field);
+          const model::SearchField& f = index.fields[size_t(fi)];
+          std::string def = k.key.descending ? std::string() : std::string("\x02");
+          if (k.missing_value) {
+            model::SearchField scalar = f;
+            scalar.is_array = false;
+            auto v = FieldValues(scalar, *k.missing_value);
+            if (!v.empty()) def = SortValue(f, v[0]);
           }
+          km.add_value(kSlotFieldBase + Xapian::valueno(fi), k.key.descending, def);
+          break;
         }
-        if (!has_pk) km.add_value(kSlotRowKey, false);
-        if (by_score) {
-          if (sort.front().key.kind == model::SearchSortKey::Kind::kScore) {
-            enquire.set_sort_by_relevance_then_key(&km, false);
-          } else {
-            enquire.set_sort_by_key_then_relevance(&km, false);
-          }
-        } else {
-          enquire.set_weighting_scheme(Xapian::BoolWeight());
-          enquire.set_sort_by_key(&km, false);
-        }
-        Xapian::doccount first = Xapian::doccount(req.offset);
-        std::unique_ptr<AfterKey> after;
-        if (token && token->kind == 'o') {
-          std::string_view p = token->payload;
-          uint64_t off = 0;
-          GetFixed64BE(&p, &off);
-          if (off > uint64_t(kMaxOffsetPlusLimit) * 1000) return InvalidToken();
-          first = Xapian::doccount(off);
-        } else if (token) {
-          if (by_score) return InvalidToken();
-          after = std::make_unique<AfterKey>(km, token->payload);
-          first = 0;
-        }
-        out = SearchResult();
-        // Without a search-after decider the page's own match counts every match when asked
-        // to check them all: one pass gives the page and the exact total.
-        bool count_in_page = req.total_count && !after && req.limit > 0;
-        if (req.limit > 0) {
-          Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1,
-                                               count_in_page ? db->get_doccount() : 0, nullptr,
-                                               after.get());
-          if (count_in_page) out.total_hits = int64_t(mset.get_matches_estimated());
-          Xapian::doccount n = 0;
-          for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
-            Xapian::Document doc = m.get_document();
-            out.hits.push_back(Hit{doc.get_value(kSlotRowKey), m.get_weight()});
-          }
-          if (mset.size() > Xapian::doccount(req.limit)) {
-            Token next;
-            next.index_id = index.id;
-            next.fingerprint = fingerprint;
-            if (by_score) {
-              next.kind = 'o';
-              PutFixed64BE(&next.payload, uint64_t(first) + uint64_t(req.limit));
-            } else {
-              next.kind = 'k';
-              auto last = mset[Xapian::doccount(req.limit) - 1];
-              next.payload = km(last.get_document());
-            }
-            out.next_token = EncodeToken(next);
-          }
-        }
-        if (req.total_count && !count_in_page) {
-          Xapian::Enquire count(*db);
-          count.set_query(q);
-          count.set_weighting_scheme(Xapian::BoolWeight());
-          Xapian::MSet all = count.get_mset(0, 0, db->get_doccount());
-          out.total_hits = int64_t(all.get_matches_estimated());
-        }
-        break;
-      } catch (const Xapian::DatabaseModifiedError&) {
-        if (attempt >= 3) throw;
-        db->reopen();
       }
     }
-    ix->PutReader(std::move(db));
-  } catch (const Xapian::WildcardError& e) {
-    return Error::Validation("PrefixQuery matches more than " + std::to_string(kMaxExpansion) +
-                             " distinct values");
-  } catch (const Xapian::Error& e) {
-    return Error::Internal("search failed: " + e.get_description());
-  }
+    if (!has_pk) km.add_value(kSlotRowKey, false);
+    if (by_score) {
+      if (sort.front().key.kind == model::SearchSortKey::Kind::kScore) {
+        enquire.set_sort_by_relevance_then_key(&km, false);
+      } else {
+        enquire.set_sort_by_key_then_relevance(&km, false);
+      }
+    } else {
+      enquire.set_weighting_scheme(Xapian::BoolWeight());
+      enquire.set_sort_by_key(&km, false);
+    }
+    Xapian::doccount first = Xapian::doccount(req.offset);
+    std::unique_ptr<AfterKey> after;
+    if (token && token->kind == 'o') {
+      std::string_view p = token->payload;
+      uint64_t off = 0;
+      GetFixed64BE(&p, &off);
+      if (off > uint64_t(kMaxOffsetPlusLimit) * 1000) return InvalidToken();
+      first = Xapian::doccount(off);
+    } else if (token) {
+      if (by_score) return InvalidToken();
+      after = std::make_unique<AfterKey>(km, token->payload);
+      first = 0;
+    }
+    out = SearchResult();
+    // Without a search-after decider the page's own match counts every match when asked
+    // to check them all: one pass gives the page and the exact total.
+    bool count_in_page = req.total_count && !after && req.limit > 0;
+    if (req.limit > 0) {
+      Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1,
+                                           count_in_page ? db.get_doccount() : 0, nullptr,
+                                           after.get());
+      if (count_in_page) out.total_hits = int64_t(mset.get_matches_estimated());
+      Xapian::doccount n = 0;
+      for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
+        Xapian::Document doc = m.get_document();
+        out.hits.push_back(Hit{doc.get_value(kSlotRowKey), m.get_weight()});
+      }
+      if (mset.size() > Xapian::doccount(req.limit)) {
+        Token next;
+        next.index_id = index.id;
+        next.fingerprint = fingerprint;
+        if (by_score) {
+          next.kind = 'o';
+          PutFixed64BE(&next.payload, uint64_t(first) + uint64_t(req.limit));
+        } else {
+          next.kind = 'k';
+          auto last = mset[Xapian::doccount(req.limit) - 1];
+          next.payload = km(last.get_document());
+        }
+        out.next_token = EncodeToken(next);
+      }
+    }
+    if (req.total_count && !count_in_page) {
+      Xapian::Enquire count(db);
+      count.set_query(q);
+      count.set_weighting_scheme(Xapian::BoolWeight());
+      Xapian::MSet all = count.get_mset(0, 0, db.get_doccount());
+      out.total_hits = int64_t(all.get_matches_estimated());
+    }
+    return Status::Ok();
+  }));
   return out;
 }
 
@@ -303,57 +318,43 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
   ScanResult out;
   auto ix = impl_->Find(index.id);
   if (!ix) return out;
-  try {
-    std::unique_ptr<Xapian::Database> db = ix->TakeReader();
-    for (int attempt = 0;; ++attempt) {
-      try {
-        auto built = BuildQuery(index, *db, req.query);
-        if (!built.ok()) return built.error();
-        std::vector<std::string> shards;
-        for (int s = req.parallel_id; s < kShards; s += req.max_parallel) {
-          shards.push_back(ShardTerm(s));
-        }
-        Xapian::Query q(Xapian::Query::OP_FILTER, *built,
-                        Xapian::Query(Xapian::Query::OP_OR, shards.begin(), shards.end()));
-        q = Xapian::Query(Xapian::Query::OP_FILTER, q,
-                          Xapian::Query((new DocidFloorSource(floor))->release()));
-        q = WithTtl(q, index, table, req.now_ms);
-        Xapian::Enquire enquire(*db);
-        enquire.set_query(q);
-        enquire.set_weighting_scheme(Xapian::BoolWeight());
-        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
-        enquire.set_sort_by_relevance();
-        Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(req.limit) + 1);
-        out = ScanResult();
-        Xapian::docid last = 0;
-        Xapian::doccount n = 0;
-        for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
-          out.row_keys.push_back(m.get_document().get_value(kSlotRowKey));
-          last = *m;
-        }
-        if (mset.size() > Xapian::doccount(req.limit)) {
-          Token next;
-          next.kind = 'p';
-          next.index_id = index.id;
-          PutFixed32BE(&next.payload, uint32_t(req.parallel_id));
-          PutFixed32BE(&next.payload, uint32_t(req.max_parallel));
-          PutFixed32BE(&next.payload, last);
-          next.payload += req.session_id;
-          out.next_token = EncodeToken(next);
-        }
-        break;
-      } catch (const Xapian::DatabaseModifiedError&) {
-        if (attempt >= 3) throw;
-        db->reopen();
-      }
+  RETURN_IF_ERROR(WithReader(*ix, "parallel scan", [&](Xapian::Database& db) -> Status {
+    auto built = BuildQuery(index, db, req.query);
+    if (!built.ok()) return built.error();
+    std::vector<std::string> shards;
+    for (int s = req.parallel_id; s < kShards; s += req.max_parallel) {
+      shards.push_back(ShardTerm(s));
     }
-    ix->PutReader(std::move(db));
-  } catch (const Xapian::WildcardError&) {
-    return Error::Validation("PrefixQuery matches more than " + std::to_string(kMaxExpansion) +
-                             " distinct values");
-  } catch (const Xapian::Error& e) {
-    return Error::Internal("parallel scan failed: " + e.get_description());
-  }
+    Xapian::Query q(Xapian::Query::OP_FILTER, *built,
+                    Xapian::Query(Xapian::Query::OP_OR, shards.begin(), shards.end()));
+    q = Xapian::Query(Xapian::Query::OP_FILTER, q,
+                      Xapian::Query((new DocidFloorSource(floor))->release()));
+    q = WithTtl(q, index, table, req.now_ms);
+    Xapian::Enquire enquire(db);
+    enquire.set_query(q);
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+    enquire.set_sort_by_relevance();
+    Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(req.limit) + 1);
+    out = ScanResult();
+    Xapian::docid last = 0;
+    Xapian::doccount n = 0;
+    for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
+      out.row_keys.push_back(m.get_document().get_value(kSlotRowKey));
+      last = *m;
+    }
+    if (mset.size() > Xapian::doccount(req.limit)) {
+      Token next;
+      next.kind = 'p';
+      next.index_id = index.id;
+      PutFixed32BE(&next.payload, uint32_t(req.parallel_id));
+      PutFixed32BE(&next.payload, uint32_t(req.max_parallel));
+      PutFixed32BE(&next.payload, last);
+      next.payload += req.session_id;
+      out.next_token = EncodeToken(next);
+    }
+    return Status::Ok();
+  }));
   return out;
 }
 
