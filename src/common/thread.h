@@ -9,6 +9,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 namespace ttlstore {
@@ -23,6 +25,20 @@ namespace ttlstore {
 // The stack of every thread the server starts: 8 MiB, Linux's usual default. The deepest input
 // recursion allowed anywhere needs well under 1 MiB of it, even under AddressSanitizer.
 inline constexpr size_t kThreadStackBytes = size_t{8} << 20;
+
+// The CPUs this process may run on: its affinity mask (taskset, a cgroup cpuset, a container's
+// --cpuset-cpus), not the machine's count that std::thread::hardware_concurrency gives. Thread
+// pools are sized by it, so a server pinned to one core does not run two serving threads that
+// only take turns on it.
+inline unsigned UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? n : 1;
+}
 
 class Thread {
  public:

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/coding.h"
+#include "common/thread.h"
 
 #include "search/document.h"
 #include "search/engine_impl.h"
@@ -279,7 +280,7 @@ Result<int32_t> SearchEngine::ComputeSplits(const model::SearchIndexMeta& index,
     impl_->sessions[id] = now + kSessionAliveMs;
   }
   *session_id = id;
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores = UsableCpus();
   return int32_t(std::min<unsigned>(cores, 8));
 }
 

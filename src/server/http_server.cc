@@ -67,8 +67,7 @@ class HttpServer::Impl {
        const tablestore::Services* tablestore, Metrics& metrics)
       : options_(std::move(options)), services_(services), tablestore_(tablestore),
         metrics_(metrics), handler_context_{options_, services_, tablestore_, metrics_} {
-    int n = options_.threads > 0 ? options_.threads
-                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int n = options_.threads > 0 ? options_.threads : static_cast<int>(UsableCpus());
     for (int i = 0; i < n; ++i) {
       workers_.push_back(std::make_unique<Worker>(options_.idle_timeout_seconds,
                                                   options_.request_timeout_seconds));

@@ -378,7 +378,8 @@ int main(int argc, char** argv) {
                   "fsync the write-ahead log before acknowledging each write (survives power "
                   "loss; slower). Without it, writes survive a process crash.");
   serve->add_option("--threads", flags.server.threads,
-                    "Threads serving connections (default: 0 = one per core; with --sync, " +
+                    "Threads serving connections (default: 0 = one per CPU the process may run "
+                    "on; with --sync, " +
                         std::to_string(kSyncServingThreads) + ", so that writes share fsyncs)");
   serve->add_option("--idle-timeout-seconds", flags.server.idle_timeout_seconds,
                     "Close a keep-alive connection after this long without a request (default: 300)")
