@@ -191,7 +191,13 @@ class Session : public std::enable_shared_from_this<Session> {
     version_ = req.version();
     keep_alive_ = req.keep_alive();
     response_ = HandleRequest(server_.handler_context_, req, LocalAddress());
-    Write();
+    // The response is written after the other requests that arrived in the same wake-up (the
+    // post queues behind their read completions), not at once: a client is woken once for a
+    // burst of responses instead of once for each, and waking a sleeping thread on another CPU
+    // was the largest single cost of a request (an inter-processor interrupt; 15% of a put's
+    // CPU). Server CPU per op at 50 connections: put 112 -> 90 µs, get 45 -> 32 µs (one core).
+    // With one request in flight the queue is empty and the write follows at once.
+    net::post(worker_.ioc, [self = shared_from_this()] { self->Write(); });
   }
 
   // This server's address as the client reached it ("127.0.0.1:8000"), for a request without a
