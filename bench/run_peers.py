@@ -35,8 +35,10 @@ NETNS_ENV = "TTLSTORE_BENCH_IN_NETNS"
 LABELS = {"ttlstore": "ttlstore", "dynamodb-local": "DynamoDB Local",
           "dynalite-mem": "dynalite (mem)", "dynalite-disk": "dynalite (disk)"}
 ALL_WORKLOADS = ["put", "get", "mixed", "update", "query", "batch-put", "scan"]
-# The issue's targets: server CPU µs/op ceilings and throughput multiples over the faster peer.
-CPU_TARGET = {"get": 20, "put": 25, "update": 30, "query": 40, "batch-put": 150}
+# Issue 23's targets: server CPU µs/op ceilings as multiples of Redis's request (the floor of one
+# request/response on the machine; the issue's figures assume Redis at 10 µs: 18 µs is 1.8×).
+REDIS_MULT = {"put": 1.8, "update": 2.4, "batch-put": 0.6 * 25, "get": 1.2, "query": 2.8}
+# Issue 8's: throughput multiples over the faster peer.
 RATIO_TARGET = {"put": 5, "update": 5, "batch-put": 5, "get": 4, "query": 4}
 
 
@@ -68,6 +70,10 @@ def parse_args():
     ap.add_argument("--settle", type=float, help="idle seconds after each bulk load, so its "
                     "flushes/compactions are not billed to the next workload (quick 1, full 10)")
     ap.add_argument("--no-redis", action="store_true")
+    ap.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+                    help="run each server on CPU 0 and its clients (loadgen, redis-benchmark) on "
+                         "CPU 1, so a server's CPU per op is not mixed with its client's "
+                         "(default on; needs 2 CPUs)")
     ap.add_argument("--no-netns", action="store_true",
                     help="run without the network namespace (DynamoDB Local then listens on every "
                          "interface of the machine)")
@@ -89,6 +95,7 @@ def parse_args():
     a.settle = a.settle if a.settle is not None else (1.0 if q else 10.0)
     a.big_query_keys = a.big_query_keys or (200000 if q else 5000000)
     a.sustained = a.sustained or (10.0 if q else 300.0)
+    a.pin = a.pin and len(os.sched_getaffinity(0)) >= 2 and shutil.which("taskset") is not None
     a.servers = [s for s in a.servers.split(",") if s]
     a.workloads = [w for w in a.workloads.split(",") if w]
     for s in a.servers:
@@ -246,6 +253,8 @@ class Server:
         self.log_path = f"{tmp}/{name}.log"
         self.log = open(self.log_path, "w")
         t0 = time.monotonic()
+        if a.pin:
+            cmd = ["taskset", "-c", "0"] + cmd
         self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.startup_ms = None
@@ -272,7 +281,7 @@ class Server:
 
 
 def run_loadgen(a, port, pid, workload, keys, connections, duration, warmup, extra=()):
-    cmd = [a.loadgen, "--endpoint", f"http://127.0.0.1:{port}", "--workload", workload,
+    cmd = (["taskset", "-c", "1"] if a.pin else []) + [a.loadgen, "--endpoint", f"http://127.0.0.1:{port}", "--workload", workload,
            "--connections", str(connections), "--duration", str(duration), "--warmup", str(warmup),
            "--keys", str(keys), "--server-pid", str(pid), *extra]
     limit = duration + warmup + 3600 + 60  # the loadgen's own preload limit is 1800 s
@@ -357,7 +366,8 @@ def bench_server(name, port, tmp, a, peers):
 
 def bench_redis(a, port, tmp):
     ver = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+    pin = lambda cpu: ["taskset", "-c", cpu] if a.pin else []
+    proc = subprocess.Popen(pin("0") + ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     out = {"version": next((v[2:] for v in ver if v.startswith("v=")), "?"), "tests": {}}
@@ -376,7 +386,7 @@ def bench_redis(a, port, tmp):
         for test in ("set", "get"):
             c0 = from_stat()
             try:
-                r = subprocess.run(["redis-benchmark", "-p", str(port), "-c", str(a.connections),
+                r = subprocess.run(pin("1") + ["redis-benchmark", "-p", str(port), "-c", str(a.connections),
                                     "-n", str(a.redis_requests), "-d", "200", "-r", str(a.items),
                                     "-t", test, "--csv"], capture_output=True, text=True,
                                    timeout=60 + a.redis_requests / 1000)
@@ -445,7 +455,8 @@ def report(res, a):
                  f"connections, {a.duration:g} s per workload after {a.warmup:g} s warm-up, "
                  f"{a.items} items loaded (query table {a.query_keys}); {m['cpu']}, {m['cpus']} "
                  f"CPUs, {m['mem_gib']} GiB, Linux {m['kernel']}, Debian {m['debian']}, "
-                 f"load average {m['load_avg']:.1f} at start.\n")
+                 f"load average {m['load_avg']:.1f} at start; "
+                 + ("each server on CPU 0, its client on CPU 1.\n" if a.pin else "not pinned.\n"))
     lines.append("Each cell: ops/s · p50/p99 latency · server CPU per op (user+system time of the "
                  "server process ÷ ops). batch-put counts requests of 25 items.\n")
     hdr = ["workload"] + [LABELS[s] for s in servers]
@@ -495,14 +506,24 @@ def targets(res, a):
     if "workloads" not in t:
         return []
     peers = [s for s in a.servers if s != "ttlstore" and "workloads" in res["servers"].get(s, {})]
-    out = ["| target (issue 8) | measured | met |", "|---|---|---|"]
+    out = ["| target (issues 8 and 23) | measured | met |", "|---|---|---|"]
     def row(name, val, ok):
         out.append(f"| {name} | {val} | {'–' if ok is None else 'yes' if ok else 'no'} |")
-    for w, lim in CPU_TARGET.items():
+    redis = [v["server_cpu_us_per_op"] for v in res.get("redis", {}).get("tests", {}).values()
+             if v.get("server_cpu_us_per_op")]
+    floor = sum(redis) / len(redis) if redis else None
+    for w, mult in REDIS_MULT.items():
         r = t["workloads"].get(w)
-        if r and r.get("server_cpu_us_per_op") is not None:
-            v = r["server_cpu_us_per_op"]
-            row(f"server CPU per op, {w} ≤ {lim} µs", f"{v:.1f} µs", v <= lim)
+        if floor and r and r.get("server_cpu_us_per_op") is not None:
+            v, lim = r["server_cpu_us_per_op"], mult * floor
+            unit = " per request of 25" if w == "batch-put" else ""
+            row(f"server CPU per op, {w} ≤ {mult:g}× Redis's request ({lim:.1f} µs){unit}",
+                f"{v:.1f} µs ({v / floor:.1f}×)", v <= lim)
+    r = t["workloads"].get("put")
+    if r and r.get("p99_us") and r.get("p50_us"):
+        f = r["p99_us"] / r["p50_us"]
+        row(f"put p99 at {a.connections} connections ≤ 4× its p50",
+            f"{r['p99_us'] / 1000:.1f} ms over {r['p50_us'] / 1000:.2f} ms ({f:.1f}×)", f <= 4)
     for w, mult in RATIO_TARGET.items():
         mine = ops(res, "ttlstore", w)
         best = max([ops(res, p, w) or 0 for p in peers], default=0)
@@ -523,7 +544,7 @@ def targets(res, a):
             f"({k(r['ops_per_s'])} ops/s, {r.get('error_count', 0)} errors)", r["p999_us"] <= 10000)
     row("start-up ≤ 50 ms", f"{t['startup_ms']:.0f} ms", t["startup_ms"] <= 50)
     if t.get("idle_rss_kb"):
-        row("idle RSS ≤ 15 MB", f"{t['idle_rss_kb'] / 1024:.1f} MB", t["idle_rss_kb"] <= 15 * 1024)
+        row("idle RSS ≤ 12 MB", f"{t['idle_rss_kb'] / 1024:.1f} MB", t["idle_rss_kb"] <= 12 * 1024)
     if t.get("loaded_rss_kb"):
         row(f"RSS after {a.items} items bounded by the configured cache (default block cache "
             "64 MB; judged by hand)", f"{t['loaded_rss_kb'] / 1024:.1f} MB", None)
