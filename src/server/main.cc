@@ -188,7 +188,9 @@ int Serve(const ServeFlags& flags) {
                                            credentials ? &*credentials : nullptr,
                                            flags.tablestore_min_ttl,
                                            policies ? &*policies : nullptr, &transactions,
-                                           &ts_index_backfill};
+                                           &ts_index_backfill, /*search=*/nullptr,
+                                           /*access_key_id=*/{}, /*instance=*/{},
+                                           /*action=*/{}};
   // Search indexes: a Xapian database per index under <data-dir>/search, fed from the change
   // queue by one background thread (search/search_engine.h). Started here so that the first
   // request finds every index open; the thread resumes whatever a stop or crash left.
