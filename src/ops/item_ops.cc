@@ -132,17 +132,21 @@ Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,
 namespace {
 
 // Keeps the item's expiry-index entry in step with its TTL attribute (D-rules): moved when the
-// value changes, removed with the attribute or the item, added when it appears.
-void UpdateExpiryEntry(storage::WriteBatch& batch, const model::TableDescriptor& table,
-                       const std::string& encoded_key, const model::Item* old_item,
-                       const model::Item* new_item) {
-  if (!table.ttl_enabled) return;
+// value changes, removed with the attribute or the item, added when it appears. Returns the new
+// item's due time (nullopt: none, or TTL is off).
+std::optional<int64_t> UpdateExpiryEntry(storage::WriteBatch& batch,
+                                         const model::TableDescriptor& table,
+                                         const std::string& encoded_key,
+                                         const model::Item* old_item,
+                                         const model::Item* new_item) {
+  if (!table.ttl_enabled) return std::nullopt;
   std::optional<int64_t> old_due, new_due;
   if (old_item) old_due = model::ExpiryDueMs(*old_item, table.ttl_attribute);
   if (new_item) new_due = model::ExpiryDueMs(*new_item, table.ttl_attribute);
-  if (old_due == new_due) return;
+  if (old_due == new_due) return new_due;
   if (old_due) batch.DeleteExpiry(*old_due, encoded_key);
   if (new_due) batch.PutExpiry(*new_due, encoded_key);
+  return new_due;
 }
 
 }  // namespace
@@ -174,19 +178,17 @@ void ItemOps::AddPut(storage::WriteBatch& batch, const model::TableDescriptor& t
   AddPitrRecord(batch, table, encoded_key, old);
   batch.AddStats(table.id, old.item ? 0 : 1,
                  static_cast<int64_t>(item_size) - static_cast<int64_t>(old.size));
-  UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
+  std::optional<int64_t> due =
+      UpdateExpiryEntry(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
   index::AddIndexChanges(batch, table, encoded_key, old.item ? &*old.item : nullptr, &item);
   streams_.AddRecord(batch, table, old.item ? &*old.item : nullptr, &item, /*service=*/false);
-  if (table.ttl_enabled) {
-    std::optional<int64_t> due = model::ExpiryDueMs(item, table.ttl_attribute);
-    if (due && *due >= model::kMillisecondsLikeSeconds * 1000) {
-      uint64_t n = ++ms_like_ttl_writes_;
-      // Logged at counts 1, 2, 4, 8, ...: visible at once, never a flood.
-      if ((n & (n - 1)) == 0) {
-        spdlog::warn("event=ttl_value_looks_like_milliseconds table={} attribute={} count={} "
-                     "message=\"TTL values are epoch seconds; this item will never expire\"",
-                     table.name, table.ttl_attribute, n);
-      }
+  if (due && *due >= model::kMillisecondsLikeSeconds * 1000) {
+    uint64_t n = ++ms_like_ttl_writes_;
+    // Logged at counts 1, 2, 4, 8, ...: visible at once, never a flood.
+    if ((n & (n - 1)) == 0) {
+      spdlog::warn("event=ttl_value_looks_like_milliseconds table={} attribute={} count={} "
+                   "message=\"TTL values are epoch seconds; this item will never expire\"",
+                   table.name, table.ttl_attribute, n);
     }
   }
 }

@@ -11,12 +11,16 @@ namespace ttlstore::server {
 // 12 base-36 digits from each 64-bit draw (36^12 < 2^64), so five draws instead of 52.
 void AppendRequestId(std::string* out) {
   static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static constexpr size_t kLength = 52;
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  size_t left = 52;
-  while (left > 0) {
+  // Written in place (one resize, not 52 push_backs): 12 characters from each 64-bit draw.
+  size_t at = out->size();
+  out->resize(at + kLength);
+  char* p = out->data() + at;
+  for (size_t left = kLength; left > 0;) {
     uint64_t r = rng();
     for (int i = 0; i < 12 && left > 0; ++i, --left) {
-      out->push_back(kChars[r % 36]);
+      *p++ = kChars[r % 36];
       r /= 36;
     }
   }
