@@ -192,6 +192,15 @@ def enter_netns(a):
 
 # ---------------------------------------------------------------- servers (inside the netns)
 
+# With --pin, every server runs on SERVER_CPU and every client of it on CLIENT_CPU.
+SERVER_CPU, CLIENT_CPU = 0, 1
+
+
+def pinned(a, cpu):
+    """The command prefix that runs a program on `cpu` (nothing without --pin)."""
+    return ["taskset", "-c", str(cpu)] if a.pin else []
+
+
 def sigv4_headers(host, target, body, region="us-east-1", ak="bench", sk="bench"):
     """A real SigV4 signature, so probes would pass a server that checks signatures."""
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -253,8 +262,7 @@ class Server:
         self.log_path = f"{tmp}/{name}.log"
         self.log = open(self.log_path, "w")
         t0 = time.monotonic()
-        if a.pin:
-            cmd = ["taskset", "-c", "0"] + cmd
+        cmd = pinned(a, SERVER_CPU) + cmd
         self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.startup_ms = None
@@ -281,9 +289,10 @@ class Server:
 
 
 def run_loadgen(a, port, pid, workload, keys, connections, duration, warmup, extra=()):
-    cmd = (["taskset", "-c", "1"] if a.pin else []) + [a.loadgen, "--endpoint", f"http://127.0.0.1:{port}", "--workload", workload,
-           "--connections", str(connections), "--duration", str(duration), "--warmup", str(warmup),
-           "--keys", str(keys), "--server-pid", str(pid), *extra]
+    cmd = pinned(a, CLIENT_CPU) + [
+        a.loadgen, "--endpoint", f"http://127.0.0.1:{port}", "--workload", workload,
+        "--connections", str(connections), "--duration", str(duration), "--warmup", str(warmup),
+        "--keys", str(keys), "--server-pid", str(pid), *extra]
     limit = duration + warmup + 3600 + 60  # the loadgen's own preload limit is 1800 s
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
@@ -366,9 +375,9 @@ def bench_server(name, port, tmp, a, peers):
 
 def bench_redis(a, port, tmp):
     ver = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
-    pin = lambda cpu: ["taskset", "-c", cpu] if a.pin else []
-    proc = subprocess.Popen(pin("0") + ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL,
+    server = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+              "--appendonly", "no", "--dir", tmp]
+    proc = subprocess.Popen(pinned(a, SERVER_CPU) + server, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     out = {"version": next((v[2:] for v in ver if v.startswith("v=")), "?"), "tests": {}}
     try:
@@ -386,9 +395,10 @@ def bench_redis(a, port, tmp):
         for test in ("set", "get"):
             c0 = from_stat()
             try:
-                r = subprocess.run(pin("1") + ["redis-benchmark", "-p", str(port), "-c", str(a.connections),
-                                    "-n", str(a.redis_requests), "-d", "200", "-r", str(a.items),
-                                    "-t", test, "--csv"], capture_output=True, text=True,
+                client = ["redis-benchmark", "-p", str(port), "-c", str(a.connections),
+                          "-n", str(a.redis_requests), "-d", "200", "-r", str(a.items),
+                          "-t", test, "--csv"]
+                r = subprocess.run(pinned(a, CLIENT_CPU) + client, capture_output=True, text=True,
                                    timeout=60 + a.redis_requests / 1000)
             except subprocess.TimeoutExpired:
                 out["tests"][test] = {"error": "redis-benchmark timed out"}
