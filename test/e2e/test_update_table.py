@@ -54,32 +54,47 @@ def test_gsi_added_to_populated_table_is_backfilled_while_writes_go_on(ddb, tabl
               [{"pk": S(f"nog{i}"), "v": N(i)} for i in range(50)])
     stop = threading.Event()
     writes: list[int] = []
+    errors: list[BaseException] = []
 
     def writer():
-        c = make_client(ddb.meta.endpoint_url)
-        i = 0
-        while not stop.is_set():
-            c.put_item(TableName=table_name, Item={"pk": S(f"w{i:04}"), "g": S("W"), "v": N(i)})
-            c.update_item(TableName=table_name, Key={"pk": S(f"p{i:05}")},
-                          UpdateExpression="SET g = :g", ExpressionAttributeValues={":g": S("U")})
-            c.delete_item(TableName=table_name, Key={"pk": S(f"p{5999 - i:05}")})
-            i += 1
-            writes.append(i)
+        try:
+            c = make_client(ddb.meta.endpoint_url)
+            i = 0
+            while not stop.is_set():
+                c.put_item(TableName=table_name,
+                           Item={"pk": S(f"w{i:04}"), "g": S("W"), "v": N(i)})
+                c.update_item(TableName=table_name, Key={"pk": S(f"p{i:05}")},
+                              UpdateExpression="SET g = :g",
+                              ExpressionAttributeValues={":g": S("U")})
+                c.delete_item(TableName=table_name, Key={"pk": S(f"p{5999 - i:05}")})
+                i += 1
+                writes.append(i)
+        except BaseException as e:  # reported by the test, not lost in the thread
+            errors.append(e)
+
+    def wait_for_writes(n: int) -> None:
+        # Progress is awaited, not timed: a slow machine (the sanitizer build on CI) may take a
+        # quarter of a second just to make the writer's boto3 client.
+        deadline = time.monotonic() + 30
+        while len(writes) < n and not errors and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     t = threading.Thread(target=writer)
     t.start()
     try:
-        time.sleep(0.05)
+        wait_for_writes(1)
+        before = len(writes)
         desc = add_gsi(ddb, table_name)
         gsi = desc["GlobalSecondaryIndexes"][0]
         assert gsi["IndexStatus"] in ("CREATING", "ACTIVE")
         if gsi["IndexStatus"] == "CREATING":
             assert gsi["Backfilling"] is True and desc["TableStatus"] == "UPDATING"
-        time.sleep(0.2)
+        wait_for_writes(before + 20)
     finally:
         stop.set()
-        t.join(10)
-    assert writes, "the writer made no progress"
+        t.join(30)
+    assert not errors, errors
+    assert len(writes) >= before + 20, f"the writer made {len(writes) - before} writes after UpdateTable"
     desc = wait_active(ddb, table_name)
     table = {i["pk"]["S"]: i for i in all_items(ddb.scan, TableName=table_name)}
     expected = {pk: item for pk, item in table.items() if "g" in item}
