@@ -107,7 +107,7 @@ Result<std::string> BatchGetItem(const Services& s, const rapidjson::Value& req)
       ASSIGN_OR_RETURN(outcome, s.items.Get(*g.table, key));
       u += ops::ReadCapacityUnits(outcome.size, g.consistent);
       if (outcome.item && model::IsHiddenExpired(*g.table, *outcome.item, now_ms)) continue;
-      if (outcome.item) WriteItem(w, g.projection ? g.projection->Apply(*outcome.item) : *outcome.item);
+      if (outcome.item) WriteProjected(w, *outcome.item, g.projection);
     }
     w.EndArray();
   }

@@ -164,7 +164,7 @@ Result<std::string> GetItem(const Services& s, const rapidjson::Value& req) {
   w.StartObject();
   if (outcome.item) {
     w.Key("Item");
-    WriteItem(w, projection ? projection->Apply(*outcome.item) : *outcome.item);
+    WriteProjected(w, *outcome.item, projection);
   }
   WriteCapacity(w, head, ops::ReadCapacityUnits(outcome.size, consistent.value_or(false)));
   w.EndObject();

@@ -67,6 +67,17 @@ Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& 
   return legacy;
 }
 
+void WriteProjected(JsonWriter& w, const model::Item& item,
+                    const std::optional<expr::Projection>& projection) {
+  // Not `projection ? projection->Apply(item) : item`: that conditional is a prvalue, so it
+  // copied every item written without a projection (7% of a 10-item Query's instructions).
+  if (projection) {
+    WriteItem(w, projection->Apply(item));
+  } else {
+    WriteItem(w, item);
+  }
+}
+
 namespace {
 
 // One "ConsumedCapacity" object: the table's units plus every index's in CapacityUnits, and

@@ -49,6 +49,9 @@ Result<std::optional<expr::Condition>> ParseCondition(const rapidjson::Value& re
 // Parses ProjectionExpression, or the legacy AttributesToGet.
 Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& req,
                                                         expr::Placeholders& ph);
+// Writes `item` as JSON, through `projection` if there is one (without copying it if not).
+void WriteProjected(JsonWriter& w, const model::Item& item,
+                    const std::optional<expr::Projection>& projection);
 
 // Writes "ConsumedCapacity" for one table if the request asked for it: CapacityUnits counts the
 // table's units and every index's; INDEXES also breaks them down (Table, and the indexes under

@@ -189,7 +189,7 @@ std::string RenderPage(const ReadHead& r, const ops::Page& page,
   if (r.select != "COUNT") {
     w.Key("Items");
     w.StartArray();
-    for (const auto& item : page.items) WriteItem(w, projection ? projection->Apply(item) : item);
+    for (const auto& item : page.items) WriteProjected(w, item, projection);
     w.EndArray();
   }
   w.Key("Count");

@@ -191,7 +191,7 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
   std::optional<ops::TokenGuard> reservation;  // abandoned on any early return
   if (token) {
     rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    JsonWriter w(buf);
     Field(req, "TransactItems")->Accept(w);
     fingerprint = Finish(buf);
     ASSIGN_OR_RETURN(cached, s.tokens.Begin(*token, fingerprint));
@@ -270,7 +270,7 @@ Result<std::string> TransactGetItems(const Services& s, const rapidjson::Value& 
     if (outcomes[i].item &&
         !model::IsHiddenExpired(*gets[i].table, *outcomes[i].item, s.clock.NowMs())) {
       w.Key("Item");
-      WriteItem(w, projections[i] ? projections[i]->Apply(*outcomes[i].item) : *outcomes[i].item);
+      WriteProjected(w, *outcomes[i].item, projections[i]);
     }
     w.EndObject();
   }
