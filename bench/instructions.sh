@@ -35,7 +35,7 @@ done
 preload=load
 [ "$WORKLOAD" = query ] && preload=query
 "$LOADGEN" --endpoint "http://127.0.0.1:$PORT" --workload "$preload" --connections 4 \
-  --keys "$KEYS" --duration 0.1 --warmup 0 > /dev/null 2>&1
+  --keys "$KEYS" --duration 1 --warmup 0 > /dev/null 2>&1
 callgrind_control -z "$PID" > /dev/null
 OUT=$("$LOADGEN" --endpoint "http://127.0.0.1:$PORT" --workload "$WORKLOAD" --connections 4 \
   --keys "$KEYS" --duration "$SECONDS_RUN" --warmup 0 --preload 0 2>&1 | grep '"workload"')
