@@ -1,7 +1,8 @@
 #include "api/errors.h"
 
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+
+#include "api/json_writer.h"
 
 namespace ttlstore::api {
 
@@ -89,7 +90,7 @@ WireError ToWire(ErrorCode code) {
 
 std::string RenderErrorBody(const Error& error) {
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  JsonWriter w(buf);
   w.StartObject();
   w.Key("__type");
   w.String(ToWire(error.code()).type);

@@ -2,7 +2,6 @@
 // in the service's order and texts, and the service's descriptions; the export itself is
 // backup/table_export.h. Sources of each rule: docs/compatibility.md, "Export to S3".
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,6 @@
 #include "api/export_lines.h"
 
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "api/item_common.h"
 #include "api/json_value.h"

@@ -2,7 +2,6 @@
 // service's descriptions; the import itself is backup/table_import.h. Sources of each rule:
 // docs/compatibility.md, "Import from S3".
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "api/handlers.h"
 #include "api/import_lines.h"
@@ -25,7 +24,7 @@ Result<backup::Imports*> ImportsOf(const Services& s) {
 
 std::string JsonText(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  JsonWriter w(buf);
   v.Accept(w);
   return Finish(buf);
 }

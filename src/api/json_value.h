@@ -4,15 +4,12 @@
 #pragma once
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
+#include "api/json_writer.h"
 #include "common/result.h"
 #include "model/attribute_value.h"
 
 namespace ttlstore::api {
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Nesting limit of M and L values: DynamoDB's 32 levels count the attribute itself, so an
 // attribute may hold at most 31 nested containers.

@@ -357,7 +357,7 @@ std::string Fingerprint(std::string_view text, const rapidjson::Value* params) {
   mix(std::string_view("\0", 1));
   if (params) {
     rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    JsonWriter w(buf);
     params->Accept(w);
     mix(std::string_view(buf.GetString(), buf.GetSize()));
   }
