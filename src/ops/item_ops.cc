@@ -106,16 +106,34 @@ Status ValidateKey(const model::TableDescriptor& table, const model::Item& key) 
   return Status::Ok();
 }
 
-Result<ReadOutcome> ItemOps::ReadLocked(const std::string& key) {
-  auto raw = store_.GetItem(key);
-  if (!raw) return std::move(raw).error();
+namespace {
+
+Result<ReadOutcome> Decoded(const std::optional<std::string>& raw) {
   ReadOutcome out;
-  if (!*raw) return out;
-  auto item = storage::DecodeItem(**raw);
+  if (!raw) return out;
+  auto item = storage::DecodeItem(*raw);
   if (!item) return Error::Internal("corrupt item record");
   out.size = model::ItemSize(*item);
   out.item = std::move(item);
   return out;
+}
+
+}  // namespace
+
+Result<ReadOutcome> ItemOps::ReadLocked(const std::string& key) {
+  ASSIGN_OR_RETURN(raw, store_.GetItem(key));
+  return Decoded(raw);
+}
+
+Result<std::vector<ReadOutcome>> ItemOps::ReadAllLocked(const std::vector<std::string>& keys) {
+  ASSIGN_OR_RETURN(raws, store_.GetItems(keys));
+  std::vector<ReadOutcome> olds;
+  olds.reserve(raws.size());
+  for (const auto& raw : raws) {
+    ASSIGN_OR_RETURN(old, Decoded(raw));
+    olds.push_back(std::move(old));
+  }
+  return olds;
 }
 
 Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,

@@ -89,6 +89,9 @@ class ItemOps {
 
   // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
   Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
+  // ReadLocked for many keys, read together (storage::Store::GetItems). REQUIRES: the caller
+  // holds every key's lock.
+  Result<std::vector<ReadOutcome>> ReadAllLocked(const std::vector<std::string>& encoded_keys);
   // Adds the write of `item` (replacing `old`) to `batch` with all its companions: the stats
   // delta, the expiry-index entry, secondary-index entries, the stream record and, when the
   // table has PITR, the change-log record of the old image. Counts TTL

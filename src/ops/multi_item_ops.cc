@@ -10,17 +10,6 @@ using Kind = TransactAction::Kind;
 
 constexpr char kConditionFailed[] = "The conditional request failed";
 
-// The reads every multi-item write starts with, under the locks.
-Result<std::vector<ReadOutcome>> ReadAll(ItemOps& ops, const std::vector<std::string>& keys) {
-  std::vector<ReadOutcome> olds;
-  olds.reserve(keys.size());
-  for (const auto& k : keys) {
-    ASSIGN_OR_RETURN(old, ops.ReadLocked(k));
-    olds.push_back(std::move(old));
-  }
-  return olds;
-}
-
 const model::Item* OldItem(const ReadOutcome& old) { return old.item ? &*old.item : nullptr; }
 
 }  // namespace
@@ -30,7 +19,7 @@ Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes,
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(EncodedKey(*w.table, w.item));
   KeyLocks::Guard guard(ops.locks(), keys);
-  ASSIGN_OR_RETURN(olds, ReadAll(ops, keys));
+  ASSIGN_OR_RETURN(olds, ops.ReadAllLocked(keys));
   storage::WriteBatch batch(ops.store());
   for (size_t i = 0; i < writes.size(); ++i) {
     if (writes[i].is_put) {
@@ -52,7 +41,7 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
   std::vector<std::string> keys;
   for (const auto& a : actions) keys.push_back(EncodedKey(*a.table, a.item));
   KeyLocks::Guard guard(ops.locks(), keys);
-  ASSIGN_OR_RETURN(olds, ReadAll(ops, keys));
+  ASSIGN_OR_RETURN(olds, ops.ReadAllLocked(keys));
 
   // Decide every action before writing anything; one failure cancels them all.
   TransactOutcome outcome;
@@ -129,7 +118,7 @@ Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<Tr
   std::vector<std::string> keys;
   for (const auto& g : gets) keys.push_back(EncodedKey(*g.table, g.key));
   KeyLocks::Guard guard(ops.locks(), keys);
-  return ReadAll(ops, keys);
+  return ops.ReadAllLocked(keys);
 }
 
 Result<std::optional<std::string>> IdempotencyCache::Begin(const std::string& token,

@@ -430,6 +430,25 @@ Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {
   return Get(items_, key);
 }
 
+Result<std::vector<std::optional<std::string>>> Store::GetItems(
+    const std::vector<std::string>& keys) const {
+  std::vector<std::optional<std::string>> out(keys.size());
+  if (keys.empty()) return out;
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(keys.size());
+  for (const auto& k : keys) slices.push_back(ToSlice(k));
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  db_->MultiGet(rocksdb::ReadOptions(), items_, keys.size(), slices.data(), values.data(),
+                statuses.data(), /*sorted_input=*/false);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return Convert(&statuses[i], "read failed").error();
+    out[i].emplace(values[i].data(), values[i].size());
+  }
+  return out;
+}
+
 Result<std::optional<std::string>> Store::Get(Family family, std::string_view key) const {
   return Get(HandleOf(family), key);
 }

@@ -169,6 +169,10 @@ class Store {
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
+  // GetItem for many keys in one MultiGet (one view of the store for all of them; RocksDB
+  // batches their memtable and block lookups). Keys may repeat. Out[i] answers keys[i].
+  Result<std::vector<std::optional<std::string>>> GetItems(
+      const std::vector<std::string>& keys) const;
 
   // Items with keys in [lower, upper), in key order (or reverse order). With `start_after`, the
   // iteration begins just past that key in the iteration direction (DynamoDB's

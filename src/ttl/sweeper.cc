@@ -135,14 +135,25 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   std::map<std::string, uint64_t> deleted;
   std::vector<int64_t> lags_ms;  // due times until the write is done, then lags
   uint64_t dropped = 0;
+  // The items of entries whose table still has TTL on, read together (one MultiGet).
+  std::vector<ops::TablePtr> tables;
+  std::vector<std::string> read_keys;
   for (const auto& e : due) {
     ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
+    if (table && table->ttl_enabled) read_keys.push_back(e.item_key);
+    tables.push_back(std::move(table));
+  }
+  ASSIGN_OR_RETURN(olds, items_.ReadAllLocked(read_keys));
+  size_t next_old = 0;
+  for (size_t i = 0; i < due.size(); ++i) {
+    const DueEntry& e = due[i];
+    const ops::TablePtr& table = tables[i];
     if (!table || !table->ttl_enabled) {
       batch.DeleteExpiry(e.due_ms, e.item_key);
       ++dropped;
       continue;
     }
-    ASSIGN_OR_RETURN(old, items_.ReadLocked(e.item_key));
+    const ops::ReadOutcome& old = olds[next_old++];
     std::optional<int64_t> current =
         old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
     // Re-check (D10): the item may have been updated, deleted or given a new TTL since the

@@ -70,6 +70,38 @@ TEST_F(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
 // of a wider range, above all one resuming after a key (a Scan page), must still see every
 // file: here each partition's items are spread over several files, each file holding only
 // some partitions.
+TEST_F(StoreTest, GetItemsAnswersEachKeyInItsPlaceFromMemtableAndFiles) {
+  // Keys out of order, repeated, missing, and split between an SST file and the memtable.
+  auto key = [](const char* pk) { return ItemKey(1, model::AttributeValue::String(pk), nullptr); };
+  WriteBatch flushed(*store_);
+  flushed.PutItem(key("b"), "in a file");
+  flushed.PutItem(key("gone"), "deleted later");
+  ASSERT_TRUE(store_->Write(flushed).ok());
+  Reopen();  // a clean close flushes: the first batch now lives in a table file
+  WriteBatch recent(*store_);
+  recent.PutItem(key("a"), "in the memtable");
+  recent.DeleteItem(key("gone"));
+  ASSERT_TRUE(store_->Write(recent).ok());
+
+  std::vector<std::string> keys = {key("b"), key("missing"), key("a"), key("gone"), key("b")};
+  auto got = store_->GetItems(keys);
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  ASSERT_EQ(got->size(), keys.size());
+  EXPECT_EQ((*got)[0], std::optional<std::string>("in a file"));
+  EXPECT_EQ((*got)[1], std::nullopt);
+  EXPECT_EQ((*got)[2], std::optional<std::string>("in the memtable"));
+  EXPECT_EQ((*got)[3], std::nullopt);
+  EXPECT_EQ((*got)[4], std::optional<std::string>("in a file"));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto one = store_->GetItem(keys[i]);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(*one, (*got)[i]) << i;
+  }
+  auto none = store_->GetItems({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_F(StoreTest, PrefixFiltersSkipNothingAReadNeeds) {
   auto key = [](int p, int s) {
     auto sk = model::AttributeValue::Num(std::to_string(s));
