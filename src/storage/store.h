@@ -169,8 +169,9 @@ class Store {
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
-  // GetItem for many keys in one MultiGet (one view of the store for all of them; RocksDB
-  // batches their memtable and block lookups). Keys may repeat. Out[i] answers keys[i].
+  // GetItem for many keys in one MultiGet: one view of the store for all of them, and their
+  // table-file lookups batched (memtable lookups stay one by one, as costly as GetItem's).
+  // Keys may repeat. Out[i] answers keys[i].
   Result<std::vector<std::optional<std::string>>> GetItems(
       const std::vector<std::string>& keys) const;
 
