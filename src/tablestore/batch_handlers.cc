@@ -62,7 +62,7 @@ Status WriteOne(const Services& s, ops::LocalTransactions::Session* txn,
   versions::StoredRow after;
   RETURN_IF_ERROR(WriteChange(s, txn, table, *change, RowDataSize(decoded), &after));
   SetConsumed(WriteConsumed(decoded, CountsVersionBytes(table.tablestore->options),
-                            change->condition != ops::RowExistence::kIgnore),
+                            ChecksCondition(*change)),
               out->mutable_consumed());
   if (row.has_return_content()) {
     auto returned = ReturnedRow(row.return_content(), *change, after, table.tablestore->options,

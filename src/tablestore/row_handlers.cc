@@ -32,7 +32,7 @@ Result<std::string> WriteRow(const Services& s, const Request& req, const PbRow&
                               &after));
   Response resp;
   SetConsumed(WriteConsumed(row, CountsVersionBytes(table->tablestore->options),
-                            change->condition != ops::RowExistence::kIgnore),
+                            ChecksCondition(*change)),
               resp.mutable_consumed());
   if (return_content) {
     auto returned = ReturnedRow(*return_content, *change, after, table->tablestore->options,

@@ -27,6 +27,14 @@ std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowC
                                  const versions::StoredRow& after,
                                  const model::VersionOptions& options, int64_t now_ms);
 
+// Whether a write reads its row before it writes, as the service charges read units for: a row
+// existence condition other than IGNORE, or a column condition (the Python SDK's
+// filter_and_condition_update_unitttest.test_batch_write_row: 1 read unit with IGNORE and a
+// column condition).
+inline bool ChecksCondition(const ops::RowChange& change) {
+  return change.condition != ops::RowExistence::kIgnore || change.column_condition != nullptr;
+}
+
 // The version condition, columns, column range and filter of a GetRow, GetRange or BatchGetRow
 // table entry (`batch`). An empty `filter` is no filter.
 template <typename Request>

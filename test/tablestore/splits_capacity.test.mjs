@@ -157,6 +157,16 @@ describe('tablestore splits and capacity', () => {
       assert.deepEqual(cu(await put(t, 'k3', [{ v: 'a'.repeat(4092) }])), { read: 0, write: 2 });
       assert.deepEqual(cu(await put(t, 'k4', [{ n: Long.fromNumber(1) }], 'EXPECT_NOT_EXIST')),
                        { read: 1, write: 1 });
+      // A column condition reads the row too, with IGNORE as well (the Python SDK's
+      // filter_and_condition_update_unitttest.test_batch_write_row expects 1 read unit).
+      const ifMissing = new TableStore.Condition(TableStore.RowExistenceExpectation.IGNORE,
+        new TableStore.SingleColumnCondition('n', Long.fromNumber(7), TableStore.ComparatorType.EQUAL, true));
+      assert.deepEqual(cu(await client.putRow({ tableName: t, condition: ifMissing, primaryKey: pk('k5'),
+        attributeColumns: [{ n: Long.fromNumber(1) }] })), { read: 1, write: 1 });
+      const batch = await client.batchWriteRow({ tables: [{ tableName: t, rows: [
+        { type: 'PUT', condition: ifMissing, primaryKey: pk('k6'), attributeColumns: [{ n: Long.fromNumber(1) }] },
+      ] }] });
+      assert.deepEqual(batch.tables.map(rowCu), [{ read: 1, write: 1 }]);
     });
 
     it('a table that keeps versions counts 8 bytes per cell', async () => {
