@@ -230,8 +230,8 @@ Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
   versions::ReadSpec spec;
   spec.columns = columns_to_get;
   if (!max_versions && !time_range) return Error::Validation(NoVersionMessage(batch));
-  // The Node SDK sends max_versions=1 with every time range, so both together are accepted
-  // (the service documents the pair as an error; tablestore-protocol.md section 7).
+  // max_versions beside a [start, end) range is accepted (the Node SDK sends it with every time
+  // range; the Go SDK's TestGetRange expects success); beside specific_time it is refused below.
   if (max_versions) {
     if (*max_versions <= 0) {
       return Error::Validation("Invalid max versions: " + std::to_string(*max_versions) +
@@ -244,6 +244,12 @@ Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
   if (time_range) {
     const auto& tr = *time_range;
     if (tr.specific) {
+      // The service's text, typo included (aliyun-tablestore-nodejs-sdk issue #58 quotes it for
+      // GetRow; the Go SDK's TestGetRange expects the refusal for GetRange).
+      if (max_versions) {
+        return Error::Validation(
+            "Specific tiemstamp and max versions cannot be given at the same time.");
+      }
       if (*tr.specific < 0) return Error::Validation("Specific timestamp cannot be less than 0.");
       spec.start_ms = *tr.specific;
       spec.end_ms = *tr.specific == INT64_MAX ? INT64_MAX : *tr.specific + 1;
