@@ -60,9 +60,9 @@ struct MatrixFields {
   bool entire_primary_key = true;        // primary_key is the table's whole key
 };
 
-// The fields of a GetRange page: the key columns `key_columns` (those returned, in key order;
-// `table_key_size` is the table's key length), then each name of `columns_to_get` that is not
-// a key column of the table (`table_key`), in the order asked, each once.
+// The fields of a GetRange page: `key_columns` (the key columns returned, in key order; the
+// whole key when they are all of `table_key`, the table's key columns), then each name of
+// `columns_to_get` that is not a key column of the table, in the order asked, each once.
 MatrixFields MatrixFieldsOf(const std::vector<std::string>& table_key,
                             const std::vector<std::string>& key_columns,
                             const std::vector<std::string>& columns_to_get);
