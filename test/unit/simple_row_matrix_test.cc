@@ -113,9 +113,8 @@ std::optional<Decoded> Decode(std::string_view block) {
   uint32_t version;
   int32_t data_offset, option_offset;
   if (!r.Le(&version) || version != kMatrixApiVersion) return std::nullopt;
-  if (!r.Le(&data_offset) || !r.Le(&option_offset) || !r.Le(&d.pk_count) ||
-      !r.Le(&d.attr_count) || data_offset < 0 || option_offset < 0 || d.pk_count < 0 ||
-      d.attr_count < 0) {
+  if (!r.Le(&data_offset) || !r.Le(&option_offset) || !r.Le(&d.pk_count) || !r.Le(&d.attr_count) ||
+      data_offset < 0 || option_offset < 0 || d.pk_count < 0 || d.attr_count < 0) {
     return std::nullopt;
   }
   for (int32_t i = 0; i < d.pk_count + d.attr_count; ++i) {
@@ -186,15 +185,15 @@ TEST(SimpleRowMatrix, MatchesTheLayoutByteForByte) {
   row.attributes.push_back(Cell("a", CellValue::String("x"), 1000));
   auto block = EncodeSimpleRowMatrix(fields, {row});
   ASSERT_TRUE(block.ok());
-  std::string expected = Hex(
-      "5352 4d30"             // api version 0x304d5253
-      " 2500 0000"            // data offset 37
-      " 1e00 0000"            // option offset 30
-      " 0100 0000 0200 0000"  // 1 key column, 2 attributes
-      " 0200 706b 0100 61 0100 62"  // "pk", "a", "b"
-      " 0a 01 03 0100 0000"   // entire key, 1 row
-      " 02 00 0500 0000 0000 0000 03 0100 0000 78 06"  // row: 5, "x", NULL
-      " 01");                 // checksum tag; CRC appended below
+  std::string expected =
+      Hex("5352 4d30"                                      // api version 0x304d5253
+          " 2500 0000"                                     // data offset 37
+          " 1e00 0000"                                     // option offset 30
+          " 0100 0000 0200 0000"                           // 1 key column, 2 attributes
+          " 0200 706b 0100 61 0100 62"                     // "pk", "a", "b"
+          " 0a 01 03 0100 0000"                            // entire key, 1 row
+          " 02 00 0500 0000 0000 0000 03 0100 0000 78 06"  // row: 5, "x", NULL
+          " 01");                                          // checksum tag; CRC appended below
   expected.push_back(static_cast<char>(Crc8(0, expected)));
   EXPECT_EQ(*block, expected);
 }
@@ -217,8 +216,8 @@ TEST(SimpleRowMatrix, RoundTripsEveryTypeAndNull) {
   EXPECT_EQ(d->pk_count, 3);
   EXPECT_EQ(d->attr_count, 7);
   EXPECT_TRUE(d->entire);
-  EXPECT_EQ(d->names, (std::vector<std::string>{"k1", "k2", "k3", "i", "d", "t", "f", "s", "b",
-                                                "missing"}));
+  EXPECT_EQ(d->names,
+            (std::vector<std::string>{"k1", "k2", "k3", "i", "d", "t", "f", "s", "b", "missing"}));
   ASSERT_EQ(d->rows.size(), 2u);
   const auto& r = d->rows[1];
   EXPECT_EQ(*r[0], CellValue::String("ké"));
@@ -324,8 +323,7 @@ TEST(RangeOutput, SpecifiedKeyColumnsOnly) {
   // No columns to get: every column is asked for, the key included.
   auto all = Request({});
   all.set_return_entire_primary_keys(false);
-  EXPECT_EQ(RangeOutputOf(all, {"k1", "k2"})->key_columns,
-            (std::vector<std::string>{"k1", "k2"}));
+  EXPECT_EQ(RangeOutputOf(all, {"k1", "k2"})->key_columns, (std::vector<std::string>{"k1", "k2"}));
   // Plain buffer rows lose the key cells not asked for.
   PbRow row;
   row.primary_key = {Cell("k1", CellValue::Integer(1)), Cell("k2", CellValue::Integer(2))};
@@ -349,7 +347,7 @@ TEST(RangeOutput, RefusesHintValuesTheProtocolLacks) {
   for (int field : {15, 17}) {
     std::string body;
     Request({"a"}).SerializePartialToString(&body);
-    for (uint32_t tag = static_cast<uint32_t>(field) << 3; ; tag >>= 7) {  // varint wire type
+    for (uint32_t tag = static_cast<uint32_t>(field) << 3;; tag >>= 7) {  // varint wire type
       if (tag < 0x80) {
         body.push_back(static_cast<char>(tag));
         break;
@@ -361,9 +359,9 @@ TEST(RangeOutput, RefusesHintValuesTheProtocolLacks) {
     ASSERT_TRUE(req.ParsePartialFromString(body));
     auto out = RangeOutputOf(req, {"k1"});
     ASSERT_FALSE(out.ok()) << field;
-    EXPECT_NE(out.error().message().find(field == 15 ? "data_block_type_hint 5"
-                                                     : "compress_type_hint 5"),
-              std::string::npos)
+    EXPECT_NE(
+        out.error().message().find(field == 15 ? "data_block_type_hint 5" : "compress_type_hint 5"),
+        std::string::npos)
         << out.error().message();
   }
   auto zero = Request({"a"});
