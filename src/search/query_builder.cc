@@ -384,7 +384,9 @@ std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kLong:
     case SearchFieldType::kDate: {
       if (v.type == CellType::kInteger) return v;
-      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 20) return std::nullopt;
+      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 20) {
+        return std::nullopt;
+      }
       int64_t x = 0;
       auto [end, ec] = std::from_chars(v.bytes.data(), v.bytes.data() + v.bytes.size(), x);
       if (ec != std::errc() || end != v.bytes.data() + v.bytes.size()) return std::nullopt;
@@ -393,7 +395,9 @@ std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kDouble: {
       if (v.type == CellType::kInteger) return v;
       if (v.type == CellType::kDouble) return std::isnan(v.dbl) ? std::nullopt : std::optional(v);
-      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 64) return std::nullopt;
+      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 64) {
+        return std::nullopt;
+      }
       double d = 0;
       auto [end, ec] = std::from_chars(v.bytes.data(), v.bytes.data() + v.bytes.size(), d);
       if (ec != std::errc() || end != v.bytes.data() + v.bytes.size() || !std::isfinite(d)) {
@@ -434,8 +438,8 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
     const model::SearchField* f = index.FindField(k.key.field);
     if (!f) return Error::Validation("field:" + k.key.field + " is not found in index schema");
     if (!f->sort_and_agg || f->type == SearchFieldType::kText) {
-      return Error::Validation("field:" + k.key.field +
-                               " must enable sort_and_agg (EnableSortAndAgg) to be sorted by");
+      return Error::Validation("field:" + k.key.field + " must enable enable_sort_and_agg, but " +
+                               "enable_sort_and_agg is not enabled");
     }
     if (k.mode_given && f->is_array) {
       return Error::Validation("field:" + k.key.field + " is an array: sorting it by min, max or "
@@ -449,8 +453,8 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
     const model::SearchField* m = index.FindField(k.missing_field);
     if (!m) return Error::Validation("field:" + k.missing_field + " is not found in index schema");
     if (!m->sort_and_agg || m->type == SearchFieldType::kText) {
-      return Error::Validation("field:" + k.missing_field +
-                               " must enable sort_and_agg (EnableSortAndAgg) to be sorted by");
+      return Error::Validation("field:" + k.missing_field + " must enable enable_sort_and_agg, " +
+                               "but enable_sort_and_agg is not enabled");
     }
     // Long and Date share their sort form; other types only compare with their own.
     auto form = [](SearchFieldType t) {

@@ -63,7 +63,9 @@ EffectiveSort SortOf(const model::SearchIndexMeta& index, const SearchRequest& r
     for (const auto& k : index.index_sort) s.keys.push_back(SortKey{k});
   }
   // An index created without a presort is sorted by primary key (DescribeSearchIndex shows it).
-  if (s.keys.empty()) s.keys.push_back(SortKey{{model::SearchSortKey::Kind::kPrimaryKey, "", false}});
+  if (s.keys.empty()) {
+    s.keys.push_back(SortKey{{model::SearchSortKey::Kind::kPrimaryKey, "", false}});
+  }
   return s;
 }
 

@@ -650,7 +650,10 @@ TEST_F(SearchEngineTest, RefusesBadQueriesAndTokens) {
   text_sort.key.kind = SearchSortKey::Kind::kField;
   text_sort.key.field = "txt";
   req.sort = {text_sort};
-  EXPECT_FALSE(engine_->Search(Table()->id, *Table()->tablestore, ix, req).ok());
+  auto unsortable = engine_->Search(Table()->id, *Table()->tablestore, ix, req);
+  ASSERT_FALSE(unsortable.ok());
+  EXPECT_EQ(unsortable.error().message(),
+            "field:txt must enable enable_sort_and_agg, but enable_sort_and_agg is not enabled");
   req.sort.clear();
   auto page = engine_->Search(Table()->id, *Table()->tablestore, ix, req);
   ASSERT_TRUE(page.ok());
@@ -706,7 +709,8 @@ TEST_F(SearchEngineTest, SortOptionsOfTheService) {
     req.sort = {k};
     auto r = engine_->Search(Table()->id, *Table()->tablestore, Index(), req);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().message(), "missing_field:kw type:KEYWORD does not match field:dt type:DATE");
+    EXPECT_EQ(r.error().message(),
+              "missing_field:kw type:KEYWORD does not match field:dt type:DATE");
   }
   // "_first": rows without `num` come first, in either order.
   for (bool desc : {false, true}) {
@@ -792,7 +796,8 @@ TEST_F(SearchEngineTest, StringValuesOnNumericFields) {
               [](const Row& r) { return r.num && *r.num >= -100 && *r.num < 250; });
   ExpectQuery("term boolean as string", Term("flag", CellValue::String("true")),
               [](const Row& r) { return r.flag == true; });
-  ExpectQuery("range double as string", Range("dbl", CellValue::String("1.5"), true, std::nullopt, false),
+  ExpectQuery("range double as string",
+              Range("dbl", CellValue::String("1.5"), true, std::nullopt, false),
               [](const Row& r) { return r.dbl && *r.dbl >= 1.5; });
 }
 
