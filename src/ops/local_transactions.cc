@@ -5,7 +5,6 @@
 
 #include "common/key_locks.h"
 #include "ops/row_batch.h"
-#include "ops/row_stream_record.h"
 #include "ops/txn_errors.h"
 
 namespace ttlstore::ops {
@@ -248,8 +247,7 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
                                     streamed ? &record : nullptr));
   // As outside a transaction: a write that leaves nothing where there was nothing is no record.
   if (streamed && (old || row)) {
-    txn.stream_records.push_back(record ? std::move(*record)
-                                        : RowStreamRecord(change, now_ms, nullptr));
+    txn.stream_records.push_back(std::move(*record));
   }
   txn.bytes_written += request_bytes;
   if (after) *after = row ? *row : StoredRow();

@@ -166,6 +166,15 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
       break;
     }
   }
+  if (record) {
+    if (!*record) *record = RowStreamRecord(change, now_ms, nullptr);
+    // The values the stream's origin columns had before the write (docs/tablestore.md,
+    // "Streams"): `old` is the row as the writer saw it, hidden versions included.
+    const model::StreamInfo* stream = table.enabled_stream();
+    if (stream && !stream->origin_columns.empty()) {
+      (*record)->origin = OriginColumns(old, stream->origin_columns, schema.options, now_ms);
+    }
+  }
   return row;
 }
 
@@ -194,10 +203,7 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   }
   storage::WriteBatch batch(store_);
   StageRowChange(batch, schema, *key, old ? &*old : nullptr, row ? &*row : nullptr);
-  if (streamed) {
-    if (!record) record = RowStreamRecord(change, now_ms, nullptr);
-    streams_->AddRowRecord(batch, table, std::move(*record));
-  }
+  if (streamed) streams_->AddRowRecord(batch, table, std::move(*record));
   RETURN_IF_ERROR(store_.Write(batch));
   NoteTrimmed(trimmed);
   if (after) *after = row ? std::move(*row) : StoredRow();

@@ -117,6 +117,7 @@ enum StreamTag : uint64_t {
   kStreamDisabledMs = 3,  // varint, 0 while enabled
   kStreamPolicy = 4,      // nested PolicyTag fields: the stream's resource-based policy
   kStreamExpirationHours = 5,  // varint; Tablestore streams only (absent: 0)
+  kStreamOriginColumn = 6,     // bytes, repeated in order; Tablestore streams only
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -302,6 +303,7 @@ std::string EncodeStream(const model::StreamInfo& st) {
   if (st.expiration_hours > 0) {
     PutVarintField(&out, kStreamExpirationHours, static_cast<uint64_t>(st.expiration_hours));
   }
+  for (const auto& c : st.origin_columns) PutField(&out, kStreamOriginColumn, c);
   return out;
 }
 
@@ -312,6 +314,10 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
     if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
     if (tag == kStreamPolicy) {
       if (!DecodePolicy(p, &st->policy.emplace())) return false;
+      continue;
+    }
+    if (tag == kStreamOriginColumn) {
+      st->origin_columns.emplace_back(p);
       continue;
     }
     if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs &&

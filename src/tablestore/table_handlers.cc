@@ -56,9 +56,35 @@ void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetai
   out->set_last_increase_time(t.creation_time_ms / 1000);
 }
 
-// StreamSpecification's expiration_time, in hours: the service's range (doc-detail/65466: "can
-// be set to a maximum of 24 hours").
-constexpr int32_t kMaxStreamExpirationHours = 24;
+// StreamSpecification's expiration_time, in hours: the service's range (its SDK pages for
+// UpdateTable, Go and .NET: "最大值为168(7天)", at most 168, 7 days; the SDKs' tests set 168).
+constexpr int32_t kMaxStreamExpirationHours = 168;
+
+// StreamSpecification's columns_to_get (the origin columns): attribute column names, each once
+// (their count is bounded by the wire check). Chosen texts (docs/tablestore.md, "Streams").
+Status CheckOriginColumns(const pb::StreamSpecification& spec,
+                          const std::vector<model::PrimaryKeyColumn>& primary_key) {
+  if (!spec.enable_stream()) {
+    return Error::Validation(
+        "columns_to_get of the stream can be set only when enable_stream is true.");
+  }
+  std::set<std::string> seen;
+  for (const auto& name : spec.columns_to_get()) {
+    if (!ValidName(name)) {
+      return Error::Validation("Invalid column name: '" + EchoForError(name) + "'.");
+    }
+    for (const auto& pk : primary_key) {
+      if (pk.name == name) {
+        return Error::Validation("The primary key column '" + EchoForError(name) +
+                                 "' cannot be in columns_to_get of the stream.");
+      }
+    }
+    if (!seen.insert(name).second) {
+      return Error::Validation("Duplicated column name: '" + EchoForError(name) + "'.");
+    }
+  }
+  return Status::Ok();
+}
 
 // Applies a StreamSpecification to `t` at `now_ms` (docs/tablestore.md, "Streams"). Enabling adds
 // a new stream (a new id: records of an earlier one are not readable through it); enabling a
@@ -66,6 +92,9 @@ constexpr int32_t kMaxStreamExpirationHours = 24;
 // and enabling again, as on the service. Disabling a table without an enabled stream is a no-op.
 Status ApplyStreamSpec(const pb::StreamSpecification& spec, int64_t now_ms,
                        model::TableDescriptor& t) {
+  if (spec.columns_to_get_size() > 0) {
+    RETURN_IF_ERROR(CheckOriginColumns(spec, t.tablestore->primary_key));
+  }
   // Streams disabled more than a day ago are forgotten (their records are trimmed by then).
   std::erase_if(t.streams, [&](const model::StreamInfo& st) {
     return st.disabled_ms != 0 && st.disabled_ms + 24LL * 3'600'000 < now_ms;
@@ -94,6 +123,7 @@ Status ApplyStreamSpec(const pb::StreamSpecification& spec, int64_t now_ms,
     st.created_ms = t.streams.back().created_ms + 1;
   }
   st.expiration_hours = hours;
+  st.origin_columns.assign(spec.columns_to_get().begin(), spec.columns_to_get().end());
   t.streams.push_back(st);
   return Status::Ok();
 }
@@ -105,6 +135,7 @@ void FillStreamDetails(const model::TableDescriptor& t, pb::StreamDetails* out) 
   out->set_stream_id(StreamIdText(t.name, st->created_ms));
   out->set_expiration_time(st->expiration_hours);
   out->set_last_enable_time(st->created_ms * 1000);  // microseconds, as creation_time
+  for (const auto& c : st->origin_columns) out->add_column_to_get(c);
 }
 
 }  // namespace
@@ -154,9 +185,6 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
 
   model::TableDescriptor spec;
   spec.name = meta.table_name();
-  if (req.has_stream_spec()) {
-    RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
-  }
   auto& ts = spec.tablestore.emplace();
   for (const auto& pk : meta.primary_key()) {
     if (!ValidName(pk.name())) {
@@ -179,6 +207,10 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
   }
   if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
+  // After the key: the stream's origin columns may not name a primary-key column.
+  if (req.has_stream_spec()) {
+    RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
+  }
   // Local transactions unless the request says false (docs/tablestore.md, "Local transactions").
   if (req.has_enable_local_txn()) ts.local_transactions = req.enable_local_txn();
   // Secondary indexes (index_handlers.cc): both places the protocol has for them.
