@@ -91,6 +91,7 @@ enum TablestoreTag : uint64_t {
   kTsMaxVersions = 4,    // varint
   kTsDeviation = 5,      // varint
   kTsAllowUpdate = 6,    // varint 0/1
+  kTsUpdateFullRow = 11, // varint 1, present only when update_full_row is true
   // varint 0, present only when local transactions are disabled (tags 7-11 are left to
   // other Tablestore table settings).
   kTsLocalTxnDisabled = 12,
@@ -165,6 +166,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   PutVarintField(&out, kTsMaxVersions, static_cast<uint64_t>(ts.options.max_versions));
   PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
   PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
+  if (ts.options.update_full_row) PutVarintField(&out, kTsUpdateFullRow, 1);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
   for (const auto& ix : ts.indexes) {
     std::string p;
@@ -231,6 +233,10 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ts->options.max_time_deviation = static_cast<int64_t>(v);
         break;
       case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
+      case kTsUpdateFullRow:
+        ok = GetVarintPayload(p, &v);
+        ts->options.update_full_row = v != 0;
+        break;
       case kTsLocalTxnDisabled: ts->local_transactions = false; break;
       case kTsIndex: ok = DecodeTsIndex(p, &ts->indexes.emplace_back()); break;
       case kTsDroppedIndexRows:

@@ -40,6 +40,8 @@ Status ApplyOptions(const Services& s, const pb::TableOptions& in, model::Versio
     out.max_time_deviation = d;
   }
   if (in.has_allow_update()) out.allow_update = in.allow_update();
+  // update_full_row is CreateTable's only (UpdateTable refuses it before this).
+  if (in.has_update_full_row()) out.update_full_row = in.update_full_row();
   return Status::Ok();
 }
 
@@ -48,6 +50,7 @@ void FillOptions(const model::VersionOptions& o, pb::TableOptions* out) {
   out->set_max_versions(o.max_versions);
   out->set_deviation_cell_version_in_sec(o.max_time_deviation);
   out->set_allow_update(o.allow_update);
+  out->set_update_full_row(o.update_full_row);
 }
 
 void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetails* out) {
@@ -249,6 +252,13 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
   if (!req.has_table_options() && !req.has_reserved_throughput() && !req.has_stream_spec()) {
     return Error::Validation("No parameter is specified in table options.");
+  }
+  // The service refuses update_full_row in UpdateTable, true or false (the Go SDK's
+  // TestUpdateAndDescribeTable expects an error containing "contain updateFullRow"; the rest of
+  // the text is Chosen).
+  if (req.has_table_options() && req.table_options().has_update_full_row()) {
+    return Error::Validation(
+        "UpdateTable can not contain updateFullRow: it is set at CreateTable only.");
   }
   if (req.has_table_options()) {
     const auto& o = req.table_options();
