@@ -115,6 +115,16 @@ class RowOps {
                                                    std::optional<streams::RowRecord>* record =
                                                        nullptr) const;
 
+  // Writes `changes` (rows of `table`, in order; a key may come more than once, each change
+  // then applying to the row the earlier ones left) all or none, as an atomic BatchWriteRow
+  // (ops/row_write_all.cc): each change is computed as Write computes it; if one fails, nothing
+  // is written, `*failed` is its index and its error is returned. Otherwise every row changed,
+  // with its purge-index, secondary-index and search-queue entries and the writes' stream
+  // records (in order), goes in one WriteBatch, under the locks of all the rows. `afters` (may
+  // be null) gets one row per change, as that change left it (empty after a delete).
+  Status WriteAll(const model::TableDescriptor& table, const std::vector<RowChange>& changes,
+                  std::vector<versions::StoredRow>* afters, size_t* failed);
+
   // The row stored under `key` (a `rows` key), or nullopt.
   Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;
 
