@@ -91,6 +91,7 @@ enum TablestoreTag : uint64_t {
   kTsMaxVersions = 4,    // varint
   kTsDeviation = 5,      // varint
   kTsAllowUpdate = 6,    // varint 0/1
+  kTsUpdateFullRow = 11, // varint 1, present only when update_full_row is true
   // varint 0, present only when local transactions are disabled (tags 7-11 are left to
   // other Tablestore table settings).
   kTsLocalTxnDisabled = 12,
@@ -117,6 +118,7 @@ enum StreamTag : uint64_t {
   kStreamDisabledMs = 3,  // varint, 0 while enabled
   kStreamPolicy = 4,      // nested PolicyTag fields: the stream's resource-based policy
   kStreamExpirationHours = 5,  // varint; Tablestore streams only (absent: 0)
+  kStreamOriginColumn = 6,     // bytes, repeated in order; Tablestore streams only
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -164,6 +166,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   PutVarintField(&out, kTsMaxVersions, static_cast<uint64_t>(ts.options.max_versions));
   PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
   PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
+  if (ts.options.update_full_row) PutVarintField(&out, kTsUpdateFullRow, 1);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
   for (const auto& ix : ts.indexes) {
     std::string p;
@@ -230,6 +233,10 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ts->options.max_time_deviation = static_cast<int64_t>(v);
         break;
       case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
+      case kTsUpdateFullRow:
+        ok = GetVarintPayload(p, &v);
+        ts->options.update_full_row = v != 0;
+        break;
       case kTsLocalTxnDisabled: ts->local_transactions = false; break;
       case kTsIndex: ok = DecodeTsIndex(p, &ts->indexes.emplace_back()); break;
       case kTsDroppedIndexRows:
@@ -302,6 +309,7 @@ std::string EncodeStream(const model::StreamInfo& st) {
   if (st.expiration_hours > 0) {
     PutVarintField(&out, kStreamExpirationHours, static_cast<uint64_t>(st.expiration_hours));
   }
+  for (const auto& c : st.origin_columns) PutField(&out, kStreamOriginColumn, c);
   return out;
 }
 
@@ -312,6 +320,10 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
     if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
     if (tag == kStreamPolicy) {
       if (!DecodePolicy(p, &st->policy.emplace())) return false;
+      continue;
+    }
+    if (tag == kStreamOriginColumn) {
+      st->origin_columns.emplace_back(p);
       continue;
     }
     if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs &&
