@@ -5,7 +5,9 @@
 #include "streams/stream_log.h"
 #include "streams/stream_names.h"
 #include "tablestore/handlers.h"
+#include "tablestore/ots_error.h"
 #include "tablestore/plainbuffer.h"
+#include "tablestore/row_request.h"
 #include "tablestore/stream_ids.h"
 #include "tablestore/tablestore.pb.h"
 
@@ -190,6 +192,13 @@ Result<std::string> GetStreamRecord(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(NeedLog(s));
   std::optional<streams::ShardIterator> it = streams::DecodeShardIterator(req.shard_iterator());
   if (!it) return Error::Validation(std::string(kInvalidIteratorMessage));
+  // The service reads no record of a stream whose table name is longer than 238 characters,
+  // while it lists and describes it (the Java SDK's APITest.testStreamWithLongTableName:
+  // OTSParameterInvalid with a message starting "Invalid stream id").
+  if (auto parts = ParseStreamId(it->stream_arn);
+      parts && parts->table_name.size() > kMaxStreamRecordTableNameBytes) {
+    return Error::Validation("Invalid stream id: " + EchoForError(it->stream_arn) + ".");
+  }
   ASSIGN_OR_RETURN(found, FindStream(s, it->stream_arn));
   streams::StreamLog& log = Log(s);
   const uint32_t table_id = found.table->id;
@@ -223,11 +232,20 @@ Result<std::string> GetStreamRecord(const Services& s, std::string_view body) {
     if (!r.origin.empty()) out->set_origin_record(EncodeRow(OriginRow(r)));
   }
   if (!(settled && at_end)) {
-    streams::ShardIterator next = *it;
-    next.issued_ms = s.clock.NowMs();
-    if (!records.empty()) next.position = records.back().seq;
-    resp.set_next_shard_iterator(streams::EncodeShardIterator(next));
+    if (records.empty()) {
+      // Nothing new: the same iterator back, byte for byte. Readers stop polling a shard when
+      // the iterator comes back unchanged (the Go SDK's exhaustStreamRecords); a fresh stamp
+      // made them spin for as long as the network kept two calls in different milliseconds.
+      resp.set_next_shard_iterator(req.shard_iterator());
+    } else {
+      streams::ShardIterator next = *it;
+      next.issued_ms = s.clock.NowMs();
+      next.position = records.back().seq;
+      resp.set_next_shard_iterator(streams::EncodeShardIterator(next));
+    }
   }
+  FillConsumed(1, 0, resp.mutable_consumed());
+  resp.set_may_more_record(records.size() == limit);
   return Serialize(resp);
 }
 

@@ -20,6 +20,11 @@ struct StreamIdParts {
 // nullopt unless `id` is in StreamIdText's form.
 std::optional<StreamIdParts> ParseStreamId(std::string_view id);
 
+// GetStreamRecord refuses the iterators of a stream whose table name is longer than this, as the
+// service does (the Java SDK's APITest.testStreamWithLongTableName: 238 reads, 239 to 255 are
+// "Invalid stream id"); its other stream calls serve such a table.
+inline constexpr size_t kMaxStreamRecordTableNameBytes = 238;
+
 // GetStreamRecord returns at most this many records (its `limit` may not exceed it).
 inline constexpr int32_t kMaxStreamRecordLimit = 1000;
 

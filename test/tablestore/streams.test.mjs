@@ -17,6 +17,7 @@ import {
 import {
   call, describeTable, enableStream, put, readAll, readRecord, strip, tsProtos,
 } from './stream_helpers.mjs';
+import { decode, encode, errorOf, sdkPost } from './sdk_wire.mjs';
 
 const require = createRequire(import.meta.url);
 const TableStore = require('tablestore');
@@ -219,6 +220,61 @@ describe('tablestore streams', () => {
       // The same iterator reads the same records again (iterators are positions, not cursors).
       const again = await call(client, 'getStreamRecord', { shardIterator: iterator });
       assert.equal(again.streamRecords.length, 1);
+    });
+
+    it('caught up, the same iterator comes back byte for byte; may_more_record says the limit cut the page', async () => {
+      // The Go SDK stops polling a shard when the iterator comes back unchanged
+      // (exhaustStreamRecords); the Java SDK's testStreamWithMayMoreRecord reads ten records one
+      // by one, may_more_record true on each, false on the eleventh (empty) page.
+      const { t, streamId } = await streamTable('smore');
+      for (let k = 0; k < 3; k += 1) {
+        await client.putRow({ tableName: t, condition: condition('IGNORE'),
+                              primaryKey: [{ a: Long.fromNumber(k) }, { b: 'm' }], attributeColumns: [{ k: 'v' }] });
+      }
+      const desc = await call(client, 'describeStream', { streamId });
+      let iterator = (await call(client, 'getShardIterator', { streamId, shardId: desc.shards[0].shardId })).shardIterator;
+      const page = async (limit) => {
+        const res = await sdkPost(server.port, 'GetStreamRecord',
+          encode('GetStreamRecordRequest', { shardIterator: iterator, limit, tableName: t }));
+        assert.equal(res.status, 200, JSON.stringify(errorOf(res)));
+        return decode('GetStreamRecordResponse', res.body);
+      };
+      for (let k = 0; k < 3; k += 1) {
+        const got = await page(1);
+        assert.equal(got.streamRecords.length, 1);
+        assert.equal(got.mayMoreRecord, true);
+        iterator = got.nextShardIterator;
+      }
+      const empty = await page(1);
+      assert.equal(empty.streamRecords?.length ?? 0, 0);
+      assert.equal(empty.mayMoreRecord, false);
+      assert.equal(empty.nextShardIterator, iterator, 'an idle shard gives the iterator back unchanged');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await page(10)).nextShardIterator, iterator);
+    });
+
+    it('a table name over 238 characters: its stream is listed and described, its records are refused', async () => {
+      // The Java SDK's APITest.testStreamWithLongTableName (238 reads; 239-255 "Invalid stream id").
+      for (const [length, readable] of [[238, true], [239, false]]) {
+        const t = `s${'x'.repeat(length - 1)}`;
+        await client.createTable({
+          tableMeta: { tableName: t, primaryKey: [{ name: 'a', type: 'INTEGER' }] },
+          reservedThroughput: { capacityUnit: { read: 0, write: 0 } },
+          tableOptions: { timeToLive: -1, maxVersions: 1 },
+          streamSpecification: { enableStream: true, expirationTime: 168 },
+        });
+        await client.putRow({ tableName: t, condition: condition('IGNORE'),
+                              primaryKey: [{ a: Long.fromNumber(1) }], attributeColumns: [{ c: 'v' }] });
+        const { streamId } = (await describeTable(client, t)).streamDetails;
+        const desc = await call(client, 'describeStream', { streamId });
+        const { shardIterator } = await call(client, 'getShardIterator', { streamId, shardId: desc.shards[0].shardId });
+        if (readable) {
+          assert.equal((await call(client, 'getStreamRecord', { shardIterator })).streamRecords.length, 1);
+        } else {
+          await expectOtsError(call(client, 'getStreamRecord', { shardIterator }), 400, 'OTSParameterInvalid',
+            `Invalid stream id: ${streamId}.`);
+        }
+      }
     });
   });
 
