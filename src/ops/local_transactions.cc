@@ -204,12 +204,12 @@ Status LocalTransactions::CheckInScope(const Txn& txn, const model::TableDescrip
 
 Status LocalTransactions::Write(Session* session, const model::TableDescriptor& table,
                                 const RowChange& change, size_t request_bytes,
-                                StoredRow* after) {
+                                StoredRow* after, std::vector<PkCell>* written_key) {
   if (!session) {
     // Outside any transaction: refused while one locks the partition key, and counted as under
     // way meanwhile (Start waits for it). A key that does not encode gets RowOps' error.
     auto partition = PartitionOf(table, change.primary_key);
-    if (!partition) return rows_.Write(table, change, after);
+    if (!partition) return rows_.Write(table, change, after, written_key);
     {
       std::lock_guard lock(mu_);
       if (table_.Locked(*partition, clock_.NowMs())) {
@@ -217,7 +217,7 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
       }
       table_.AddOutsideWriter(*partition);
     }
-    Status written = rows_.Write(table, change, after);
+    Status written = rows_.Write(table, change, after, written_key);
     {
       std::lock_guard lock(mu_);
       table_.RemoveOutsideWriter(*partition);
@@ -253,6 +253,7 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
   }
   txn.bytes_written += request_bytes;
   if (after) *after = row ? *row : StoredRow();
+  if (written_key) *written_key = change.primary_key;
   txn.writes[key] = std::move(row);
   return Status::Ok();
 }

@@ -79,9 +79,11 @@ class LocalTransactions {
   // of another table or partition key, OTSOutOfTransactionDataSizeLimit once the transaction
   // has written more than TxnLimits::max_bytes counting `request_bytes`), or, with no session,
   // straight to the store (RowOps::Write), refused with OTSRowOperationConflict while a
-  // transaction locks the row's partition key. `after` as RowOps::Write's.
+  // transaction locks the row's partition key. `after` and `written_key` as RowOps::Write's (a
+  // key with the AUTO_INCREMENT placeholder fails inside a transaction: such tables have none).
   Status Write(Session* session, const model::TableDescriptor& table, const RowChange& change,
-               size_t request_bytes, versions::StoredRow* after);
+               size_t request_bytes, versions::StoredRow* after,
+               std::vector<versions::PkCell>* written_key = nullptr);
 
   // GetRow inside a transaction: its own writes, else the stored row. OTSDataOutOfRange outside
   // its table and partition key.
