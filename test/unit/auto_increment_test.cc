@@ -18,6 +18,8 @@
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
 #include "storage/catalog_codec.h"
+#include "streams/row_record.h"
+#include "streams/stream_log.h"
 #include "tablestore/row_convert.h"
 #include "tablestore/row_request.h"
 #include "versions/row.h"
@@ -315,6 +317,39 @@ TEST_F(AutoIncrementRowsTest, CheckFindsARowAboveItsRecordAndAnOrphanRecord) {
   report = Check();
   EXPECT_EQ(report.problem_count, 1u);
   EXPECT_EQ(report.sequence_records, 1u);
+}
+
+TEST_F(AutoIncrementRowsTest, TheStreamRecordCarriesTheGeneratedKey) {
+  ASSERT_TRUE(catalog_
+                  ->Update(
+                      "timeline",
+                      [](model::TableDescriptor& t) {
+                        model::StreamInfo st;
+                        st.created_ms = kNow;
+                        st.expiration_hours = 24;
+                        t.streams.push_back(st);
+                        return Status::Ok();
+                      },
+                      ops::Front::kTablestore)
+                  .ok());
+  streams::StreamLog log(*store_, &clock_);
+  rows_->set_streams(&log);
+  int64_t v = PutNew("a");
+  std::vector<std::vector<std::pair<std::string, CellValue>>> keys;
+  auto it = store_->ScanFamily(storage::Family::kStreams, "", std::string(8, '\xff'), false,
+                               nullptr);
+  for (; it->Valid(); it->Next()) {
+    if (it->value().empty() || it->value()[0] != streams::kRowRecordFormat) continue;
+    auto record = streams::DecodeRowRecord(it->value());
+    ASSERT_TRUE(record.has_value());
+    keys.push_back(record->primary_key);
+  }
+  rows_->set_streams(nullptr);
+  ASSERT_EQ(keys.size(), 1u);
+  ASSERT_EQ(keys[0].size(), 2u);
+  EXPECT_EQ(keys[0][1].first, "seq");
+  EXPECT_EQ(keys[0][1].second.type, CellType::kInteger);
+  EXPECT_EQ(keys[0][1].second.integer, v);
 }
 
 // --- the front end's checks ---
