@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  Long, Server, TTLSTORE_BIN, TableStore, condition, decodeOtsError, expectOtsError, norm, pkOf,
+  ACCESS_KEY, Long, SECRET, Server, TTLSTORE_BIN, TableStore, condition, decodeOtsError, expectOtsError, norm, pkOf,
   signedPost, uniqueName, values,
 } from './helpers.mjs';
 import { check, killServer } from './crash_helpers.mjs';
@@ -117,6 +117,11 @@ describe('tablestore AUTO_INCREMENT primary keys', () => {
     assert.equal(res.status, 200);
     const s = tsProtos.ComputeSplitPointsBySizeResponse.decode(res.body);
     assert.deepEqual(s.schema.map((p) => Object.hasOwn(p, 'option') ? p.option : null), [null, 1, null]);
+    // And `ttlstore describe`.
+    const cli = spawnSync(TTLSTORE_BIN, ['describe', '-t', t, '--endpoint', server.endpoint,
+      '--access-key-id', ACCESS_KEY, '--access-key-secret', SECRET], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /primary key: user \(STRING\) seq \(INTEGER, AUTO_INCREMENT\) tag \(BINARY\)/);
   });
 
   it('refuses the option on the first column, on a non-INTEGER column, twice, and with local transactions', async () => {
