@@ -116,6 +116,10 @@ int DescribeSearchIndexes(const OtsEndpoint& endpoint, const std::string& table)
     for (const auto& field : resp.schema().field_schemas()) {
       std::printf(" %s", field.field_name().c_str());
     }
+    const auto& routing = resp.schema().index_setting().routing_fields();
+    for (int i = 0; i < routing.size(); ++i) {
+      std::printf("%s%s", i == 0 ? " routing_fields: " : ",", routing.Get(i).c_str());
+    }
     std::printf("\n");
   }
   return 0;

@@ -46,16 +46,28 @@ struct SearchSortKey {
   friend bool operator==(const SearchSortKey&, const SearchSortKey&) = default;
 };
 
+// The rules Text fields are analyzed by (search/analyzer.h). Persisted per index: an index keeps
+// the rules its documents were built with, so a newer server reads an older index as it was
+// written. 1: before issue 31 (single_word kept a run of CJK text as one word); 2: the service's
+// documented single-character split of CJK text, the analyzers' case_sensitive parameters.
+inline constexpr uint32_t kAnalysisV1 = 1;
+inline constexpr uint32_t kAnalysisV2 = 2;
+inline constexpr uint32_t kAnalysisCurrent = kAnalysisV2;
+
 struct SearchIndexMeta {
   std::string name;
   std::vector<SearchField> fields;
   std::vector<SearchSortKey> index_sort;  // empty: by primary key
+  // IndexSetting.routing_fields: primary-key columns, in the order given. One shard here, so
+  // routing never changes which documents a query sees; kept and shown back.
+  std::vector<std::string> routing_fields;
+  uint32_t analysis = kAnalysisCurrent;
   // T11: seconds a row stays searchable after its newest version's timestamp; -1 = forever.
   // Never above the table's TTL (when that is not -1).
   int32_t time_to_live = -1;
   // The index's storage: folder <data-dir>/search/<id> and the queue prefix of its changes.
   uint32_t id = 0;
-  int64_t create_time_us = 0;  // DescribeSearchIndex's create_time (microseconds)
+  int64_t create_time_us = 0;  // creation time (microseconds; DescribeSearchIndex shows ms)
   // True until the rows the table had at creation are all indexed (SyncPhase FULL).
   bool building = true;
 

@@ -296,13 +296,16 @@ std::optional<RowView> RowOps::View(const model::TableDescriptor& table, std::st
     }
     versions::Paginate(*spec.filter, view.columns);
   }
-  for (auto& cell : pk) {
-    if (Wanted(spec, cell.name)) view.primary_key.push_back(std::move(cell));
-  }
-  // A row that shows none of the asked-for columns is reported as absent, like the service.
-  if (!spec.columns.empty() && view.primary_key.empty() && view.columns.empty()) {
+  // A row that shows none of the asked-for columns (no key column named, no named attribute
+  // column visible) is reported as absent, like the service; a row that is returned carries
+  // its whole primary key whatever `columns_to_get` names, as the service's rows do and the
+  // Python, Java and Go SDKs' decoders require (docs/tablestore.md, "What a read returns").
+  if (!spec.columns.empty() && view.columns.empty() &&
+      std::none_of(pk.begin(), pk.end(),
+                   [&](const PkCell& cell) { return Wanted(spec, cell.name); })) {
     return std::nullopt;
   }
+  view.primary_key = std::move(pk);
   return view;
 }
 
@@ -334,12 +337,14 @@ Result<RangeResult> RowOps::GetRange(const model::TableDescriptor& table,
   RangeResult result;
   // Forward: [start, end). Backward: (end, start], walked from start down.
   std::string lower, upper;
+  // A range that holds no key is refused, equal bounds included, with the service's texts
+  // (the Python SDK's row_op_test asserts both; docs/tablestore.md, "Refusals of row reads").
   if (!request.backward) {
-    if (*start >= *end) return result;
+    if (*start >= *end) return Error::Validation("Begin key must less than end key in FORWARD");
     lower = *start;
     upper = *end;
   } else {
-    if (*start <= *end) return result;
+    if (*start <= *end) return Error::Validation("Begin key must more than end key in BACKWARD");
     lower = *end + '\0';  // the smallest key above end
     upper = *start + '\0';
   }

@@ -240,10 +240,15 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
         }
         case SearchFieldType::kBoolean: doc.add_boolean_term(ValueTerm(i, v.boolean ? "t" : "f")); break;
         case SearchFieldType::kKeyword: doc.add_boolean_term(ValueTerm(i, v.bytes)); break;
-        case SearchFieldType::kText:
-          for (const auto& w : AnalyzeText(f, v.bytes)) doc.add_posting(ValueTerm(i, w), pos++);
-          pos += 100;  // array elements are not adjacent for MatchPhrase
+        case SearchFieldType::kText: {
+          uint32_t used = 0;  // positions the value's words take
+          for (const auto& w : AnalyzeText(f, v.bytes, index.analysis, AnalyzeFor::kDocument)) {
+            doc.add_posting(ValueTerm(i, w.text), pos + w.position);
+            used = w.position + 1;
+          }
+          pos += used + 100;  // array elements are not adjacent for MatchPhrase
           break;
+        }
       }
     }
   }

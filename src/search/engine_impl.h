@@ -69,8 +69,14 @@ struct SearchEngine::Impl {
   std::thread thread;
   int64_t last_purge_ms = 0;
 
+  // ComputeSplits' sessions: expiry (ms) and the splits it gave (ParallelScan's max_parallel
+  // bound). In memory: a restart forgets them, and a scan then goes on under the index's splits.
+  struct Session {
+    int64_t expiry_ms = 0;
+    int32_t splits = 1;
+  };
   std::mutex sessions_mu;
-  std::map<std::string, int64_t> sessions;  // ParallelScan session id -> expiry (ms)
+  std::map<std::string, Session> sessions;  // GUARDED_BY(sessions_mu), by session id
 
   Impl(storage::Store& s, ops::TableCatalog& c, std::string d, const Clock& k)
       : store(s), catalog(c), dir(std::move(d)), clock(k) {}
@@ -88,6 +94,8 @@ struct SearchEngine::Impl {
   bool ApplyQueue(uint32_t table_id);
   bool BuildChunk(const std::string& table_name, uint32_t table_id, uint32_t index_id);
   void Purge();
+  // The splits ComputeSplits gives `index` now (one per kDocsPerSplit documents, at least 1).
+  int32_t SplitsOf(const model::SearchIndexMeta& index);
 };
 
 }  // namespace ttlstore::search

@@ -41,16 +41,32 @@ struct Query {
 
 struct SortKey {
   model::SearchSortKey key;                      // kField, kPrimaryKey or kScore
-  std::optional<model::CellValue> missing_value;  // kField: used for rows without the field
+  // kField, for rows without the field: first the value of `missing_field` (another field of the
+  // same type; FieldSort.missing_field), else `missing_value`, else last or first as `missing`
+  // says (the SDKs' "_last" / "_first" missing values; last by default, in either order).
+  std::string missing_field;
+  std::optional<model::CellValue> missing_value;
+  enum class Missing : uint8_t { kLast = 0, kFirst = 1 };
+  Missing missing = Missing::kLast;
+  // FieldSort.mode (min, max or avg over an array) was given: refused on an array field, whose
+  // documents keep only their first element's sort value; meaningless on a single value.
+  bool mode_given = false;
 };
 
 struct SearchRequest {
   Query query;
   std::vector<SortKey> sort;  // empty: the index's presort (index_sort), else primary key
+  // Sort.disable_default_pk_sorter: no primary-key tie-break after `sort`, so hits equal in
+  // every sort key are in no defined order and a next page starts after the last hit's keys
+  // (ties with it that did not fit the page are not returned), as on the service.
+  bool disable_default_pk_sorter = false;
   int32_t offset = 0;
   int32_t limit = 10;         // the protocol's default when absent
-  std::string token;          // next_token of the previous page; empty: first page
-  bool total_count = false;   // getTotalCount
+  // next_token of the previous page; empty: first page. A token carries the sort (and
+  // disable_default_pk_sorter) of its first page: `sort` is then not used.
+  std::string token;
+  bool total_count = false;   // getTotalCount / trackTotalCount
+  int64_t total_count_limit = INT64_MAX;  // trackTotalCount N: the count up to N
   int64_t now_ms = 0;         // rows past the index's or the table's TTL at now_ms are hidden
 };
 
@@ -72,12 +88,15 @@ struct ScanRequest {
   int32_t max_parallel = 1;  // at most the splits ComputeSplits gave
   std::string session_id;    // from ComputeSplits
   std::string token;         // next_token of the previous page of this parallel id
+  int32_t alive_time_s = 60;  // how long the next_token stays valid (ScanQuery.alive_time)
   int64_t now_ms = 0;
 };
 
 struct ScanResult {
   std::vector<std::string> row_keys;
-  std::string next_token;  // empty: this parallel id is done
+  // Set on every page that returned rows (the scan ends with an empty page, as the service's
+  // does); empty: this parallel id is done.
+  std::string next_token;
 };
 
 }  // namespace ttlstore::search

@@ -1,5 +1,7 @@
 #include "search/query_builder.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "search/analyzer.h"
@@ -41,20 +43,7 @@ std::string KindName(Query::Kind k) {
   return "Query";
 }
 
-// Whether a query value fits the field's type (Long/Date: integer; Double: integer or double;
-// Boolean: boolean; Keyword/Text: string).
-bool ValueFits(SearchFieldType t, const CellValue& v) {
-  switch (t) {
-    case SearchFieldType::kLong:
-    case SearchFieldType::kDate: return v.type == CellType::kInteger;
-    case SearchFieldType::kDouble:
-      return v.type == CellType::kInteger || (v.type == CellType::kDouble && !std::isnan(v.dbl));
-    case SearchFieldType::kBoolean: return v.type == CellType::kBoolean;
-    case SearchFieldType::kKeyword:
-    case SearchFieldType::kText: return v.type == CellType::kString;
-  }
-  return false;
-}
+bool ValueFits(SearchFieldType t, const CellValue& v) { return QueryValueOf(t, v).has_value(); }
 
 bool IsNumeric(SearchFieldType t) {
   return t == SearchFieldType::kLong || t == SearchFieldType::kDouble || t == SearchFieldType::kDate;
@@ -262,7 +251,8 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
                                 const Query& q) {
   int fi = FieldIndex(index, q.field);
   const model::SearchField& f = index.fields[size_t(fi)];
-  auto term_of = [&](const CellValue& v) -> std::string {
+  auto term_of = [&](const CellValue& given) -> std::string {
+    CellValue v = *QueryValueOf(f.type, given);  // Check() made sure it fits
     if (IsNumeric(f.type)) return TrieTerm(size_t(fi), NumericKey(f.type, v), 0);
     if (f.type == SearchFieldType::kBoolean) return ValueTerm(size_t(fi), v.boolean ? "t" : "f");
     return ValueTerm(size_t(fi), v.bytes);
@@ -279,14 +269,14 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
       if (IsNumeric(f.type)) {
         uint64_t lo = 0, hi = UINT64_MAX;
         if (q.from) {
-          lo = NumericKey(f.type, *q.from);
+          lo = NumericKey(f.type, *QueryValueOf(f.type, *q.from));
           if (!q.include_lower) {
             if (lo == UINT64_MAX) return Xapian::Query::MatchNothing;
             ++lo;
           }
         }
         if (q.to) {
-          hi = NumericKey(f.type, *q.to);
+          hi = NumericKey(f.type, *QueryValueOf(f.type, *q.to));
           if (!q.include_upper) {
             if (hi == 0) return Xapian::Query::MatchNothing;
             --hi;
@@ -343,18 +333,29 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
     case Query::Kind::kMatch:
     case Query::Kind::kMatchPhrase: {
       bool fuzzy = IsFuzzy(f);
-      std::vector<std::string> words = fuzzy ? FuzzyQueryWords(f, q.text) : AnalyzeText(f, q.text);
+      std::vector<Word> words;
+      if (fuzzy) {
+        for (auto& w : FuzzyQueryWords(f, q.text, index.analysis)) {
+          uint32_t at = uint32_t(words.size());
+          words.push_back(Word{std::move(w), at});
+        }
+      } else {
+        words = AnalyzeText(f, q.text, index.analysis, AnalyzeFor::kQuery);
+      }
       if (words.empty()) return Xapian::Query::MatchNothing;
       if (words.size() > kMaxTermsPerQuery) words.resize(kMaxTermsPerQuery);
       std::vector<Xapian::Query> terms;
-      for (const auto& w : words) terms.emplace_back(ValueTerm(size_t(fi), w));
+      for (const auto& w : words) terms.emplace_back(ValueTerm(size_t(fi), w.text));
       if (fuzzy || (q.kind == Query::Kind::kMatch && q.match_and)) {
         return Xapian::Query(Xapian::Query::OP_AND, terms.begin(), terms.end());
       }
       if (q.kind == Query::Kind::kMatchPhrase) {
         if (terms.size() == 1) return terms[0];
+        // The words in order within the span of their positions: exactly adjacent words for
+        // every analyzer but max_word, whose query pairs leave a run's last character out.
+        uint32_t span = words.back().position - words.front().position + 1;
         return Xapian::Query(Xapian::Query::OP_PHRASE, terms.begin(), terms.end(),
-                             Xapian::termcount(terms.size()));
+                             Xapian::termcount(std::max<size_t>(span, terms.size())));
       }
       size_t m = q.minimum_should_match ? size_t(*q.minimum_should_match) : 1;
       if (m > terms.size()) return Xapian::Query::MatchNothing;
@@ -378,6 +379,46 @@ Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::D
 
 }  // namespace
 
+std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
+  switch (t) {
+    case SearchFieldType::kLong:
+    case SearchFieldType::kDate: {
+      if (v.type == CellType::kInteger) return v;
+      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 20) {
+        return std::nullopt;
+      }
+      int64_t x = 0;
+      auto [end, ec] = std::from_chars(v.bytes.data(), v.bytes.data() + v.bytes.size(), x);
+      if (ec != std::errc() || end != v.bytes.data() + v.bytes.size()) return std::nullopt;
+      return CellValue::Integer(x);
+    }
+    case SearchFieldType::kDouble: {
+      if (v.type == CellType::kInteger) return v;
+      if (v.type == CellType::kDouble) return std::isnan(v.dbl) ? std::nullopt : std::optional(v);
+      if (v.type != CellType::kString || v.bytes.empty() || v.bytes.size() > 64) {
+        return std::nullopt;
+      }
+      double d = 0;
+      auto [end, ec] = std::from_chars(v.bytes.data(), v.bytes.data() + v.bytes.size(), d);
+      if (ec != std::errc() || end != v.bytes.data() + v.bytes.size() || !std::isfinite(d)) {
+        return std::nullopt;
+      }
+      return CellValue::Double(d);
+    }
+    case SearchFieldType::kBoolean:
+      if (v.type == CellType::kBoolean) return v;
+      if (v.type == CellType::kString && (v.bytes == "true" || v.bytes == "false")) {
+        return CellValue::Boolean(v.bytes == "true");
+      }
+      return std::nullopt;
+    case SearchFieldType::kKeyword:
+    case SearchFieldType::kText:
+      if (v.type == CellType::kString) return v;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 int FieldIndex(const model::SearchIndexMeta& index, const std::string& name) {
   for (size_t i = 0; i < index.fields.size(); ++i) {
     if (index.fields[i].name == name) return int(i);
@@ -397,12 +438,32 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
     const model::SearchField* f = index.FindField(k.key.field);
     if (!f) return Error::Validation("field:" + k.key.field + " is not found in index schema");
     if (!f->sort_and_agg || f->type == SearchFieldType::kText) {
-      return Error::Validation("field:" + k.key.field +
-                               " must enable sort_and_agg (EnableSortAndAgg) to be sorted by");
+      return Error::Validation("field:" + k.key.field + " must enable enable_sort_and_agg, but " +
+                               "enable_sort_and_agg is not enabled");
+    }
+    if (k.mode_given && f->is_array) {
+      return Error::Validation("field:" + k.key.field + " is an array: sorting it by min, max or "
+                               "avg (FieldSort mode) is not supported by ttlstore");
     }
     if (k.missing_value && !ValueFits(f->type, *k.missing_value)) {
       return Error::Validation("field:" + k.key.field +
                                " missing value type does not match the field type");
+    }
+    if (k.missing_field.empty()) continue;
+    const model::SearchField* m = index.FindField(k.missing_field);
+    if (!m) return Error::Validation("field:" + k.missing_field + " is not found in index schema");
+    if (!m->sort_and_agg || m->type == SearchFieldType::kText) {
+      return Error::Validation("field:" + k.missing_field + " must enable enable_sort_and_agg, " +
+                               "but enable_sort_and_agg is not enabled");
+    }
+    // Long and Date share their sort form; other types only compare with their own.
+    auto form = [](SearchFieldType t) {
+      return t == SearchFieldType::kDate ? SearchFieldType::kLong : t;
+    };
+    if (form(m->type) != form(f->type)) {
+      return Error::Validation("missing_field:" + k.missing_field + " type:" + TypeName(m->type) +
+                               " does not match field:" + k.key.field + " type:" +
+                               TypeName(f->type));
     }
   }
   return Status::Ok();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,13 @@ Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapi
 
 // The inclusive trie decomposition of [lo, hi] for field `field` (exposed for tests).
 std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi);
+
+// A query value (Term, Terms, Range bound, sort missing value) as a value of field type `t`, or
+// nullopt when it does not fit: Long and Date take an integer or a string of one (the Python
+// SDK's search_index_test, run against the service, finds TermQuery('l', '900') on a Long field);
+// Double an integer, a double or a string of one; Boolean a boolean or "true"/"false";
+// Keyword and Text a string.
+std::optional<model::CellValue> QueryValueOf(model::SearchFieldType t, const model::CellValue& v);
 
 // The position of the field named `name` in index.fields, or -1.
 int FieldIndex(const model::SearchIndexMeta& index, const std::string& name);

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/clock.h"
 #include "common/result.h"
@@ -34,6 +35,10 @@ namespace ttlstore::storage { class Store; }
 namespace ttlstore::ops { class TableCatalog; }
 
 namespace ttlstore::search {
+
+// ParallelScan's error for a next_token past its alive_time: the message after this prefix,
+// with the service's code OTSSessionExpired (tablestore/error_map.cc).
+inline constexpr std::string_view kSessionExpiredPrefix = "OTSSessionExpired:";
 
 struct IndexStats {
   bool full_sync = true;             // SyncPhase FULL while building, else INCR

@@ -2,6 +2,7 @@
 // ParallelScan (documents partitioned by a shard term, paged in docid order). Every read opens
 // no writer: it takes a pooled Xapian reader reopened at the last commit, so it never waits
 // for the applier. Rows past the effective TTL are filtered out here, before any purge.
+#include <algorithm>
 #include <functional>
 #include <random>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "search/document.h"
 #include "search/engine_impl.h"
 #include "search/query_builder.h"
+#include "search/sort_keys.h"
 #include "search/terms.h"
 #include "search/token.h"
 
@@ -25,6 +27,10 @@ constexpr int32_t kMaxLimit = 1000;
 constexpr int32_t kMaxOffsetPlusLimit = 100000;
 constexpr int32_t kMaxScanLimit = 2000;
 constexpr int64_t kSessionAliveMs = 10 * 60 * 1000;
+// ComputeSplits: one split per this many documents (Chosen: the service gives a small index one
+// split and more "as the data grows", unquantified), at most min(usable cores, 8).
+constexpr uint64_t kDocsPerSplit = 1'000'000;
+constexpr int32_t kMaxAliveTimeS = 86400;
 
 // Every document with a docid above `floor`: lets a ParallelScan page start where the last
 // one ended without walking the documents before it (the matcher skips to floor + 1).
@@ -75,24 +81,6 @@ class AfterKey : public Xapian::MatchDecider {
   std::string key_;
 };
 
-uint64_t Fingerprint(const std::vector<SortKey>& sort) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::string_view s) {
-    for (unsigned char c : s) { h ^= c; h *= 1099511628211ull; }
-    h ^= 0xff;
-    h *= 1099511628211ull;
-  };
-  for (const auto& k : sort) {
-    mix(std::string(1, char(k.key.kind)) + (k.key.descending ? "d" : "a") + k.key.field);
-    if (k.missing_value) {
-      const auto& v = *k.missing_value;
-      mix(std::to_string(int(v.type)) + ":" + std::to_string(v.integer) + ":" +
-          std::to_string(v.dbl) + ":" + (v.boolean ? "1" : "0") + v.bytes);
-    }
-  }
-  return h;
-}
-
 Xapian::Query WithTtl(Xapian::Query q, const model::SearchIndexMeta& index,
                       const model::TablestoreSchema& table, int64_t now_ms) {
   int64_t ttl = EffectiveTtlSeconds(index, table);
@@ -141,11 +129,6 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
                                           const model::SearchIndexMeta& index,
                                           const SearchRequest& req) {
   if (auto s = ValidateQuery(index, req.query); !s.ok()) return s.error();
-  std::vector<SortKey> sort = req.sort;
-  if (sort.empty()) {
-    for (const auto& k : index.index_sort) sort.push_back(SortKey{k, std::nullopt});
-  }
-  if (auto s = ValidateSort(index, sort); !s.ok()) return s.error();
   if (req.limit < 0 || req.limit > kMaxLimit) {
     return Error::Validation("limit must be in [0, " + std::to_string(kMaxLimit) + "]");
   }
@@ -154,16 +137,32 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     return Error::Validation("offset + limit must be <= " + std::to_string(kMaxOffsetPlusLimit) +
                              ", use next_token to read further");
   }
-  uint64_t fingerprint = Fingerprint(sort);
+  // The sort: the token's (its first page's) when paging, else the request's.
+  EffectiveSort sort;
   std::optional<Token> token;
+  std::string_view token_rest;
   if (!req.token.empty()) {
     token = DecodeToken(req.token);
-    if (!token || token->index_id != index.id || token->fingerprint != fingerprint ||
-        token->kind == 'p') {
+    if (!token || token->index_id != index.id || (token->kind != 'K' && token->kind != 'O')) {
       return InvalidToken();
     }
-    if (token->kind == 'o' && token->payload.size() != 8) return InvalidToken();
+    std::string_view p = token->payload;
+    uint64_t n = 0;
+    if (!GetVarint64(&p, &n) || n > p.size()) return InvalidToken();
+    auto decoded = DecodeSort(p.substr(0, n));
+    if (!decoded || SortFingerprint(*decoded) != token->fingerprint) return InvalidToken();
+    sort = std::move(*decoded);
+    token_rest = p.substr(n);
+    if (token->kind == 'O' && token_rest.size() != 8) return InvalidToken();
+  } else {
+    sort = SortOf(index, req);
   }
+  if (auto s = ValidateSort(index, sort.keys); !s.ok()) return s.error();
+  bool by_score = false;
+  for (const auto& k : sort.keys) by_score |= k.key.kind == model::SearchSortKey::Kind::kScore;
+  if (token && (token->kind == 'O') != by_score) return InvalidToken();
+  std::string sort_bytes = EncodeSort(sort);
+  uint64_t fingerprint = SortFingerprint(sort);
   SearchResult out;
   auto ix = impl_->Find(index.id);
   if (!ix) {  // not opened yet (just created): nothing is indexed
@@ -176,33 +175,12 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
     Xapian::Enquire enquire(db);
     enquire.set_query(q);
-    Xapian::MultiValueKeyMaker km;
-    bool by_score = false, has_pk = false;
-    for (const auto& k : sort) {
-      switch (k.key.kind) {
-        case model::SearchSortKey::Kind::kScore: by_score = true; break;
-        case model::SearchSortKey::Kind::kPrimaryKey:
-          km.add_value(kSlotRowKey, k.key.descending);
-          has_pk = true;
-          break;
-        case model::SearchSortKey::Kind::kField: {
-          int fi = FieldIndex(index, k.key.field);
-          const model::SearchField& f = index.fields[size_t(fi)];
-          std::string def = k.key.descending ? std::string() : std::string("\x02");
-          if (k.missing_value) {
-            model::SearchField scalar = f;
-            scalar.is_array = false;
-            auto v = FieldValues(scalar, *k.missing_value);
-            if (!v.empty()) def = SortValue(f, v[0]);
-          }
-          km.add_value(kSlotFieldBase + Xapian::valueno(fi), k.key.descending, def);
-          break;
-        }
-      }
-    }
-    if (!has_pk) km.add_value(kSlotRowKey, false);
+    SortKeyMaker km;
+    MakeSortKeys(index, sort, &km);
     if (by_score) {
-      if (sort.front().key.kind == model::SearchSortKey::Kind::kScore) {
+      if (km.empty()) {
+        enquire.set_sort_by_relevance();
+      } else if (sort.keys.front().key.kind == model::SearchSortKey::Kind::kScore) {
         enquire.set_sort_by_relevance_then_key(&km, false);
       } else {
         enquire.set_sort_by_key_then_relevance(&km, false);
@@ -213,15 +191,14 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     }
     Xapian::doccount first = Xapian::doccount(req.offset);
     std::unique_ptr<AfterKey> after;
-    if (token && token->kind == 'o') {
-      std::string_view p = token->payload;
+    if (token && token->kind == 'O') {
+      std::string_view p = token_rest;
       uint64_t off = 0;
       GetFixed64BE(&p, &off);
       if (off > uint64_t(kMaxOffsetPlusLimit) * 1000) return InvalidToken();
       first = Xapian::doccount(off);
     } else if (token) {
-      if (by_score) return InvalidToken();
-      after = std::make_unique<AfterKey>(km, token->payload);
+      after = std::make_unique<AfterKey>(km, std::string(token_rest));
       first = 0;
     }
     out = SearchResult();
@@ -242,13 +219,15 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
         Token next;
         next.index_id = index.id;
         next.fingerprint = fingerprint;
+        PutVarint64(&next.payload, sort_bytes.size());
+        next.payload += sort_bytes;
         if (by_score) {
-          next.kind = 'o';
+          next.kind = 'O';
           PutFixed64BE(&next.payload, uint64_t(first) + uint64_t(req.limit));
         } else {
-          next.kind = 'k';
+          next.kind = 'K';
           auto last = mset[Xapian::doccount(req.limit) - 1];
-          next.payload = km(last.get_document());
+          next.payload += km(last.get_document());
         }
         out.next_token = EncodeToken(next);
       }
@@ -260,9 +239,24 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
       Xapian::MSet all = count.get_mset(0, 0, db.get_doccount());
       out.total_hits = int64_t(all.get_matches_estimated());
     }
+    if (out.total_hits > req.total_count_limit) out.total_hits = req.total_count_limit;
     return Status::Ok();
   }));
   return out;
+}
+
+int32_t SearchEngine::Impl::SplitsOf(const model::SearchIndexMeta& index) {
+  uint64_t docs = 0;
+  if (auto ix = Find(index.id)) {
+    try {
+      auto db = ix->TakeReader();
+      docs = db->get_doccount();
+      ix->PutReader(std::move(db));
+    } catch (const Xapian::Error&) {
+    }
+  }
+  uint64_t cap = std::min<unsigned>(UsableCpus(), 8);
+  return int32_t(std::clamp<uint64_t>((docs + kDocsPerSplit - 1) / kDocsPerSplit, 1, cap));
 }
 
 Result<int32_t> SearchEngine::ComputeSplits(const model::SearchIndexMeta& index,
@@ -271,17 +265,17 @@ Result<int32_t> SearchEngine::ComputeSplits(const model::SearchIndexMeta& index,
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
   for (int i = 0; i < 32; ++i) id.push_back(kHex[rd() & 15]);
+  int32_t splits = impl_->SplitsOf(index);
   int64_t now = impl_->clock.NowMs();
   {
     std::lock_guard lock(impl_->sessions_mu);
     for (auto it = impl_->sessions.begin(); it != impl_->sessions.end();) {
-      it = it->second < now ? impl_->sessions.erase(it) : std::next(it);
+      it = it->second.expiry_ms < now ? impl_->sessions.erase(it) : std::next(it);
     }
-    impl_->sessions[id] = now + kSessionAliveMs;
+    impl_->sessions[id] = Impl::Session{now + kSessionAliveMs, splits};
   }
   *session_id = id;
-  unsigned cores = UsableCpus();
-  return int32_t(std::min<unsigned>(cores, 8));
+  return splits;
 }
 
 Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
@@ -289,30 +283,55 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
                                               const model::SearchIndexMeta& index,
                                               const ScanRequest& req) {
   if (auto s = ValidateQuery(index, req.query); !s.ok()) return s.error();
-  if (req.max_parallel < 1 || req.max_parallel > kShards) {
-    return Error::Validation("max_parallel must be in [1, " + std::to_string(kShards) + "]");
+  if (req.session_id.size() > 256) return Error::Validation("session_id is too long");
+  // max_parallel is bounded by the splits ComputeSplits gave this session (a session this
+  // process does not know, or none, by the index's splits now); the service's texts.
+  int32_t bound = 0;
+  {
+    std::lock_guard lock(impl_->sessions_mu);
+    auto it = impl_->sessions.find(req.session_id);
+    if (it != impl_->sessions.end()) bound = it->second.splits;
+  }
+  if (bound == 0) bound = impl_->SplitsOf(index);
+  if (req.max_parallel < 1 || req.max_parallel > bound) {
+    return Error::Validation("[parallel_scan.max_parallel_id] must in (0 ," +
+                             std::to_string(bound) + "], current max_parallel_id is " +
+                             std::to_string(req.max_parallel));
   }
   if (req.parallel_id < 0 || req.parallel_id >= req.max_parallel) {
-    return Error::Validation("current_parallel_id must be in [0, max_parallel)");
+    return Error::Validation("[parallel_scan.current_parallel_id] must in [0, max_parallel), "
+                             "current max_parallel is " + std::to_string(req.max_parallel) +
+                             ", current_parallel_id is " + std::to_string(req.parallel_id));
   }
-  if (req.session_id.size() > 256) return Error::Validation("session_id is too long");
   if (req.limit < 1 || req.limit > kMaxScanLimit) {
     return Error::Validation("limit must be in [1, " + std::to_string(kMaxScanLimit) + "]");
+  }
+  if (req.alive_time_s < 1 || req.alive_time_s > kMaxAliveTimeS) {
+    return Error::Validation("[parallel_scan.alive_time] must be in [1, " +
+                             std::to_string(kMaxAliveTimeS) + "], but was " +
+                             std::to_string(req.alive_time_s));
   }
   Xapian::docid floor = 0;
   if (!req.token.empty()) {
     auto t = DecodeToken(req.token);
-    if (!t || t->kind != 'p' || t->index_id != index.id || t->payload.size() < 12) {
+    if (!t || t->kind != 'P' || t->index_id != index.id || t->payload.size() < 20) {
       return InvalidToken();
     }
     std::string_view p = t->payload;
     uint32_t pid = 0, maxp = 0, last = 0;
+    uint64_t expiry = 0;
     GetFixed32BE(&p, &pid);
     GetFixed32BE(&p, &maxp);
     GetFixed32BE(&p, &last);
+    GetFixed64BE(&p, &expiry);
     if (int32_t(pid) != req.parallel_id || int32_t(maxp) != req.max_parallel ||
         p != req.session_id) {
       return InvalidToken();
+    }
+    if (int64_t(expiry) < req.now_ms) {
+      return Error::Validation(std::string(kSessionExpiredPrefix) +
+                               "ScanQuery'session is expired, please retry ComputeSplitsRequest "
+                               "and ScanQuery.");
     }
     floor = last;
   }
@@ -336,21 +355,23 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_sort_by_relevance();
-    Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(req.limit) + 1);
+    Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(req.limit));
     out = ScanResult();
     Xapian::docid last = 0;
-    Xapian::doccount n = 0;
-    for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
+    for (auto m = mset.begin(); m != mset.end(); ++m) {
       out.row_keys.push_back(m.get_document().get_value(kSlotRowKey));
       last = *m;
     }
-    if (mset.size() > Xapian::doccount(req.limit)) {
+    // A page with rows always names the next one (which may be empty): the service's scroll,
+    // as its SDKs' tests page until a page comes back empty.
+    if (!out.row_keys.empty()) {
       Token next;
-      next.kind = 'p';
+      next.kind = 'P';
       next.index_id = index.id;
       PutFixed32BE(&next.payload, uint32_t(req.parallel_id));
       PutFixed32BE(&next.payload, uint32_t(req.max_parallel));
       PutFixed32BE(&next.payload, last);
+      PutFixed64BE(&next.payload, uint64_t(req.now_ms + int64_t(req.alive_time_s) * 1000));
       next.payload += req.session_id;
       out.next_token = EncodeToken(next);
     }

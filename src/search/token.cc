@@ -39,7 +39,7 @@ std::optional<Token> DecodeToken(std::string_view bytes) {
   if (!GetFixed32BE(&body, &t.index_id) || !GetFixed64BE(&body, &t.fingerprint)) {
     return std::nullopt;
   }
-  if (t.kind != 'k' && t.kind != 'o' && t.kind != 'p') return std::nullopt;
+  if (t.kind != 'K' && t.kind != 'O' && t.kind != 'P') return std::nullopt;
   t.payload.assign(body);
   return t;
 }

@@ -3,12 +3,15 @@
 // altered token is a validation error, never a crash or a wrong page.
 //
 //   token = 'S' . kind (1) . index id (4 BE) . sort fingerprint (8 BE) . payload . check (8)
-//   kind 'k': payload = the sort key of the last hit (Search sorted by fields/primary key:
-//             the next page is every match whose key is greater)
-//   kind 'o': payload = the offset of the next page (8 BE; Search sorted by score)
-//   kind 'p': payload = parallel id (4 BE) . max parallel (4 BE) . last docid (4 BE) .
-//             session id (ParallelScan)
+//   kind 'K': payload = varint length . the sort (search/sort_keys.h EncodeSort) . the sort key
+//             of the last hit (Search by fields / primary key: the next page is every match
+//             whose key is greater)
+//   kind 'O': payload = varint length . the sort . the offset of the next page (8 BE; Search
+//             sorted by score)
+//   kind 'P': payload = parallel id (4 BE) . max parallel (4 BE) . last docid (4 BE) . expiry
+//             (ms, 8 BE: the page's time + alive_time) . session id (ParallelScan; fingerprint 0)
 //   check = the first 8 bytes of SHA-256("ttlstore search token" . everything before)
+// Kinds 'k', 'o' and 'p' (before issue 31: no sort inside, no expiry) are no longer accepted.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,7 @@ inline constexpr size_t kMaxTokenBytes = 64 * 1024;
 inline constexpr char kTokenErrorText[] = "invalid next_token";
 
 struct Token {
-  char kind = 'k';
+  char kind = 'K';
   uint32_t index_id = 0;
   uint64_t fingerprint = 0;
   std::string payload;

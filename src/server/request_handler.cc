@@ -4,8 +4,10 @@
 
 #include <cctype>
 #include <chrono>
+#include <optional>
 
 #include "api/authorize.h"
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "server/content_decoding.h"
 #include "server/service_headers.h"
@@ -45,17 +47,58 @@ bool IsTablestoreTarget(std::string_view target) {
   return true;
 }
 
-// The request's x-ots-* headers, for the Tablestore front end.
+// The request's x-ots-* headers, for the Tablestore front end, in whatever case the client
+// spelled them: header names are case-insensitive (RFC 9110 section 5.1), and the SDKs differ
+// (Node and Python send `x-ots-date`, Go's net/http canonicalizes it to `X-Ots-Date`;
+// docs/tablestore.md, "What each SDK sends").
 tablestore::HeaderList OtsHeaders(const Request& req) {
   tablestore::HeaderList headers;
   for (const auto& field : req) {
     std::string_view name(field.name_string().data(), field.name_string().size());
-    if (name.size() > 6 && (name[0] == 'x' || name[0] == 'X') &&
-        (name.substr(1, 5) == "-ots-" || name.substr(1, 5) == "-OTS-")) {
+    if (name.size() > 6 && AsciiEqualsLower(name.substr(0, 6), "x-ots-")) {
       headers.emplace_back(std::string(name), std::string(field.value()));
     }
   }
   return headers;
+}
+
+// A Tablestore body sent compressed: the Java SDK's request compression (off by default;
+// ClientConfiguration.setEnableRequestCompression) deflates the body into a zlib stream and
+// names the type and the original size in two headers, which it signs; the content MD5 covers
+// the compressed bytes. nullopt for a body sent plain. The texts are ours (Chosen): the
+// service's are not published.
+std::optional<tablestore::DecodedBody> DecodeOtsBody(const Request& req) {
+  std::string_view type = Header(req, "x-ots-request-compress-type");
+  if (type.empty()) return std::nullopt;
+  tablestore::DecodedBody out;
+  auto invalid = [&](std::string message) {
+    out.bytes.clear();
+    out.error = tablestore::OtsError{400, "OTSParameterInvalid", std::move(message)};
+    return out;
+  };
+  if (!AsciiEqualsLower(type, "deflate")) {
+    return invalid("Unsupported compress type: " + tablestore::EchoForError(type) + ".");
+  }
+  switch (DecodeContent("deflate", req.body(), tablestore::kMaxRequestBodyBytes, &out.bytes)) {
+    case Decoding::kPlain:
+    case Decoding::kDecoded:
+      break;
+    case Decoding::kTooLarge:
+      out.bytes.clear();
+      out.error = tablestore::OtsError{413, "OTSRequestBodyTooLarge",
+                                       "The size of POST data is too large."};
+      return out;
+    case Decoding::kUnsupported:
+    case Decoding::kCorrupt:
+      return invalid("The request body is not a valid deflate stream.");
+  }
+  std::string_view size = Header(req, "x-ots-request-compress-size");
+  if (!size.empty() && size != std::to_string(out.bytes.size())) {
+    return invalid("The decompressed request body has " + std::to_string(out.bytes.size()) +
+                   " bytes, but x-ots-request-compress-size says " +
+                   tablestore::EchoForError(size) + ".");
+  }
+  return out;
 }
 
 // The operation part of an X-Amz-Target ("DynamoDB_20120810.PutItem" -> "PutItem") for
@@ -94,8 +137,10 @@ std::string EndpointHost(const Request& req, std::string_view local_address) {
 Response Tablestore(const HandlerContext& ctx, const Request& req, std::string_view target,
                     std::string& operation, std::string& outcome) {
   std::string_view method(req.method_string().data(), req.method_string().size());
+  std::optional<tablestore::DecodedBody> decoded = DecodeOtsBody(req);
   tablestore::HttpResponse r =
-      tablestore::HandleRequest(*ctx.tablestore, method, target, OtsHeaders(req), req.body());
+      tablestore::HandleRequest(*ctx.tablestore, method, target, OtsHeaders(req), req.body(),
+                                decoded ? &*decoded : nullptr);
   Response out;
   out.status = r.status;
   out.content_type = "application/x-protobuf";

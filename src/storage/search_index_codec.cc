@@ -15,6 +15,8 @@ enum SearchIndexTag : uint64_t {
   kSiId = 5,            // varint
   kSiCreateTime = 6,    // varint (microseconds)
   kSiBuilt = 7,         // varint 1, present once the build finished (absent: building)
+  kSiRoutingField = 8,  // repeated, IndexSetting order
+  kSiAnalysis = 9,      // varint: the analysis rules (model::kAnalysis*); absent: 1
 };
 
 enum SearchFieldTag : uint64_t {
@@ -107,11 +109,14 @@ std::string EncodeSearchIndex(const model::SearchIndexMeta& index) {
   PutVarintField(&out, kSiId, index.id);
   PutVarintField(&out, kSiCreateTime, static_cast<uint64_t>(index.create_time_us));
   if (!index.building) PutVarintField(&out, kSiBuilt, 1);
+  for (const auto& r : index.routing_fields) PutField(&out, kSiRoutingField, r);
+  PutVarintField(&out, kSiAnalysis, index.analysis);
   return out;
 }
 
 bool DecodeSearchIndex(std::string_view in, model::SearchIndexMeta* index) {
   index->building = true;
+  index->analysis = model::kAnalysisV1;  // written before the tag existed
   while (!in.empty()) {
     uint64_t tag, v = 0;
     std::string_view p;
@@ -131,6 +136,11 @@ bool DecodeSearchIndex(std::string_view in, model::SearchIndexMeta* index) {
         index->create_time_us = static_cast<int64_t>(v);
         break;
       case kSiBuilt: index->building = false; break;
+      case kSiRoutingField: index->routing_fields.emplace_back(p); break;
+      case kSiAnalysis:
+        ok = GetVarintPayload(p, &v) && v >= model::kAnalysisV1 && v <= model::kAnalysisCurrent;
+        index->analysis = uint32_t(v);
+        break;
       default: break;
     }
     if (!ok) return false;

@@ -1,6 +1,7 @@
 // BatchGetRow and BatchWriteRow: many rows of several tables in one request. Each row succeeds
 // or fails on its own (is_ok, error); only problems with the request as a whole (too many rows,
-// a table named twice) fail it with an HTTP error (tablestore-protocol.md 3.1).
+// a table named twice, the refusals the service makes for the whole request) fail it with an
+// HTTP error (tablestore-protocol.md 3.1; docs/tablestore.md, "Refusals of row requests").
 #include <set>
 
 #include "tablestore/capacity_units.h"
@@ -31,6 +32,14 @@ Status CheckTableNames(const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
+// A table name the service refuses for the whole batch, not row by row.
+Status CheckBatchTableName(const std::string& name) {
+  if (!ValidName(name)) {
+    return Error::Validation("Invalid table name: '" + EchoForError(name) + "'.");
+  }
+  return Status::Ok();
+}
+
 void SetConsumed(const Consumed& c, pb::ConsumedCapacity* out) {
   FillConsumed(c.read, c.write, out);
 }
@@ -55,7 +64,7 @@ Status WriteOne(const Services& s, ops::LocalTransactions::Session* txn,
   RETURN_IF_ERROR(
       WriteChange(s, txn, table, *change, RowDataSize(decoded), &after, &written_key));
   SetConsumed(WriteConsumed(decoded, CountsVersionBytes(table.tablestore->options),
-                            change->condition != ops::RowExistence::kIgnore),
+                            ChecksCondition(*change)),
               out->mutable_consumed());
   if (row.has_return_content()) {
     auto returned = ReturnedRow(row.return_content(), written_key, after,
@@ -76,12 +85,35 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
     rows += t.primary_key_size();
     names.push_back(t.table_name());
   }
+  // The service's text (the Python SDK's row_op_test, test_no_table_in_batch_ops); a table
+  // entry without rows is answered with no rows.
+  if (req.tables_size() == 0) {
+    return Error::Validation("No row specified in the request of BatchGetRow.");
+  }
   if (static_cast<size_t>(rows) > kMaxBatchGetRows) {
     return Error::Validation("Rows count exceeds the upper limit: 100.");
   }
   RETURN_IF_ERROR(CheckTableNames(names));
-  pb::BatchGetRowResponse resp;
+  // What the service refuses for the whole request (the Java SDK's ParameterLegalityTest): a
+  // table entry without a version condition, a name no table or column can have, INF_MIN or
+  // INF_MAX in a key. A key that does not fit its table's schema fails on its own, below.
+  std::vector<std::vector<Result<PbRow>>> keys;
   for (const auto& t : req.tables()) {
+    RETURN_IF_ERROR(CheckBatchTableName(t.table_name()));
+    if (!t.has_max_versions() && !t.has_time_range()) {
+      return Error::Validation("No version condition is specified while querying row.");
+    }
+    RETURN_IF_ERROR(CheckColumnNames({t.columns_to_get().begin(), t.columns_to_get().end()}));
+    auto& decoded = keys.emplace_back();
+    for (const auto& key : t.primary_key()) {
+      decoded.push_back(DecodeRow(key));
+      if (decoded.back()) RETURN_IF_ERROR(CheckRowShape(*decoded.back()));
+    }
+  }
+  pb::BatchGetRowResponse resp;
+  size_t table_index = 0;
+  for (const auto& t : req.tables()) {
+    const std::vector<Result<PbRow>>& decoded_keys = keys[table_index++];
     auto* out = resp.add_tables();
     out->set_table_name(t.table_name());
     // Problems of the table entry (missing table, bad version condition or filter) fail each of
@@ -93,18 +125,18 @@ Result<std::string> BatchGetRow(const Services& s, std::string_view body) {
       table_status = found.error();
     } else {
       table = *found;
-      if (auto parsed = ReadSpecOfRequest(t, false); !parsed) {
+      if (auto parsed = ReadSpecOfRequest(t, false, true); !parsed) {
         table_status = parsed.error();
       } else {
         spec = std::move(*parsed);
       }
     }
-    for (const auto& key : t.primary_key()) {
+    for (const Result<PbRow>& key : decoded_keys) {
       auto* row = out->add_rows();
       auto read = [&]() -> Result<std::optional<ops::RowView>> {
         RETURN_IF_ERROR(table_status);
-        ASSIGN_OR_RETURN(decoded, DecodeRow(key));
-        ASSIGN_OR_RETURN(pk, PrimaryKeyOf(decoded));
+        if (!key) return key.error();
+        ASSIGN_OR_RETURN(pk, PrimaryKeyOf(*key));
         return s.rows.Get(*table, pk, spec);
       }();
       if (!read) {
@@ -148,6 +180,7 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     return Error::Validation("No row is specified in BatchWriteRow.");
   }
   for (const auto& t : req.tables()) {
+    RETURN_IF_ERROR(CheckBatchTableName(t.table_name()));
     if (t.rows_size() == 0) {
       return Error::Validation("No operation is specified for table: '" +
                                EchoForError(t.table_name()) + "'.");
@@ -162,7 +195,9 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
   for (const auto& t : req.tables()) {
     for (const auto& r : t.rows()) {
       decoded.push_back(DecodeRow(r.row_change()));
-      if (decoded.back()) data_size += RowDataSize(*decoded.back());
+      if (!decoded.back()) continue;
+      RETURN_IF_ERROR(CheckRowShape(*decoded.back()));
+      data_size += RowDataSize(*decoded.back());
     }
   }
   RETURN_IF_ERROR(CheckRequestDataSize("BatchWriteRow", data_size));

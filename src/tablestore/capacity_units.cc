@@ -58,10 +58,10 @@ Consumed RangeConsumed(const std::vector<PbRow>& returned, bool version_bytes) {
   return {CapacityUnitsOf(size), 0};
 }
 
-Consumed WriteConsumed(const PbRow& written, bool version_bytes, bool checks_existence) {
+Consumed WriteConsumed(const PbRow& written, bool version_bytes, bool checks_condition) {
   Consumed c;
   c.write = CapacityUnitsOf(RowCapacityDataSize(written, version_bytes));
-  if (checks_existence) c.read = CapacityUnitsOf(PrimaryKeyDataSize(written));
+  if (checks_condition) c.read = CapacityUnitsOf(PrimaryKeyDataSize(written));
   return c;
 }
 

@@ -44,8 +44,10 @@ Consumed ReadConsumed(const PbRow* returned, bool version_bytes);
 // GetRange: the returned rows' sizes summed, in read units; 1 if none is returned.
 Consumed RangeConsumed(const std::vector<PbRow>& returned, bool version_bytes);
 // PutRow, UpdateRow, DeleteRow and BatchWriteRow rows that succeed: the request's row in write
-// units; with a row existence condition other than IGNORE also the primary key in read units.
-Consumed WriteConsumed(const PbRow& written, bool version_bytes, bool checks_existence);
+// units; when the write had to read the row first (`checks_condition`: a row existence condition
+// other than IGNORE, or a column condition whatever the row existence condition) also the
+// primary key in read units.
+Consumed WriteConsumed(const PbRow& written, bool version_bytes, bool checks_condition);
 // A write whose condition (row existence or column condition) fails: 1 read and 1 write unit.
 inline constexpr Consumed kFailedConditionConsumed{1, 1};
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "search/search_engine.h"
 #include "tablestore/stream_ids.h"
 #include "ops/txn_errors.h"
 #include "versions/row_key.h"
@@ -20,6 +21,9 @@ constexpr TxnErrorStatus kTxnErrors[] = {
     {ops::kSessionBusyPrefix, 409},
     {ops::kDataOutOfRangePrefix, 400},
     {ops::kOutOfTransactionDataSizeLimitPrefix, 400},
+    // Search indexes' coded 400s (search/search_engine.h, error_map.h).
+    {search::kSessionExpiredPrefix, 400},
+    {kMetaNotMatchPrefix, 400},
 };
 
 }  // namespace

@@ -16,4 +16,8 @@ OtsError ParameterInvalid(std::string message);
 // (a search index's, not the table's "Requested table does not exist.").
 inline constexpr std::string_view kSearchIndexMessagePrefix = "Search index ";
 
+// A validation error whose message starts with this is the service's 400 OTSMetaNotMatch (a
+// missing search index in ComputeSplits) with the rest of the message.
+inline constexpr std::string_view kMetaNotMatchPrefix = "OTSMetaNotMatch:";
+
 }  // namespace ttlstore::tablestore

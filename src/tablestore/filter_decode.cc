@@ -132,7 +132,7 @@ Status DecodeSingle(std::string_view bytes, Filter* out) {
     return Error::Validation(
         "SingleColumnValueRegexFilter (value_transfer_rule) is not supported by ttlstore.");
   }
-  if (name->empty() || name->size() > kMaxColumnNameBytes) {
+  if (name->empty() || name->size() > kMaxColumnNameBytes || name->front() == '#') {
     return Error::Validation("Invalid column name: '" + EchoForError(*name) + "'.");
   }
   out->kind = Filter::Kind::kSingle;

@@ -118,7 +118,8 @@ HttpResponse BodyTooLarge(const Services& s, std::string_view target, const Head
 }
 
 HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,
-                           const HeaderList& headers, std::string_view body) {
+                           const HeaderList& headers, std::string_view body,
+                           const DecodedBody* decoded) {
   HttpResponse r;
   std::string_view action = ActionOf(target);
   r.action = LabelOf(action);
@@ -139,6 +140,14 @@ HttpResponse HandleRequest(const Services& s, std::string_view method, std::stri
     SetError(*denied, r);
     Finish(s, action, access_key_id, sign_with, r);
     return r;
+  }
+  if (decoded) {
+    if (decoded->error) {
+      SetError(*decoded->error, r);
+      Finish(s, action, access_key_id, sign_with, r);
+      return r;
+    }
+    body = decoded->bytes;
   }
   auto it = Handlers().find(action);
   if (it == Handlers().end()) {

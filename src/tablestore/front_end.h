@@ -5,11 +5,13 @@
 // caller's secret (tablestore-protocol.md sections 1.2, 1.4, 3).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tablestore/ots_error.h"
 #include "tablestore/services.h"
 
 namespace ttlstore::tablestore {
@@ -35,8 +37,18 @@ inline constexpr size_t kMaxRequestBodyBytes = 5 * 1024 * 1024;
 // reading it (the HTTP server refuses bodies over 16 MiB from their headers).
 HttpResponse BodyTooLarge(const Services& s, std::string_view target, const HeaderList& headers);
 
-// `headers`: the request's x-ots-* headers (any case), as received.
+// A body the client sent compressed (the Java SDK's request compression:
+// `x-ots-request-compress-type: deflate` with `x-ots-request-compress-size`), as the HTTP layer
+// decoded it: the decoded bytes, or the error to answer once the request is verified.
+struct DecodedBody {
+  std::string bytes;
+  std::optional<OtsError> error;
+};
+
+// `headers`: the request's x-ots-* headers (any case), as received. `body`: the bytes as sent,
+// which the content MD5 covers; `decoded`, when the client compressed them, what is parsed.
 HttpResponse HandleRequest(const Services& s, std::string_view method, std::string_view target,
-                           const HeaderList& headers, std::string_view body);
+                           const HeaderList& headers, std::string_view body,
+                           const DecodedBody* decoded = nullptr);
 
 }  // namespace ttlstore::tablestore

@@ -55,16 +55,16 @@ Result<model::TsIndex> NewIndex(const Services& s, const model::TablestoreSchema
     return Error::Validation("Invalid index name: '" + EchoForError(meta.name()) + "'.");
   }
   if (schema.indexes.size() >= kMaxIndexesPerTable) {
-    return Error::Validation("The number of indexes of a table cannot exceed 5.");
+    return Error::Validation("Number of index per table exceeds the quota:5.");
   }
   for (const auto& ix : schema.indexes) {
     if (ix.name == meta.name()) return Error::ResourceInUse("index exists");
   }
   if (meta.primary_key_size() < 1 || size_t(meta.primary_key_size()) > kMaxIndexColumns) {
-    return Error::Validation("The number of index columns must be in range: [1, 4].");
+    return Error::Validation("The number of primary key columns must be in range: [1, 4] in index.");
   }
   if (size_t(meta.defined_column_size()) > kMaxIndexAttributeColumns) {
-    return Error::Validation("The number of index attribute columns cannot exceed 32.");
+    return Error::Validation("The number of attribute columns must be in range: [0, 32] in index.");
   }
   if (meta.has_index_type() && meta.index_type() != 0 && meta.index_type() != 1) {
     return Error::Validation("Invalid index type: " + std::to_string(meta.index_type()) + ".");

@@ -33,14 +33,22 @@ Result<ops::RowChange> DeleteChangeOf(const PbRow& row);
 struct TimeRangeArg {
   std::optional<int64_t> start, end, specific;
 };
+// `batch` selects BatchGetRow's longer message for a read without either condition.
 Result<versions::ReadSpec> ReadSpecOf(std::optional<int32_t> max_versions,
                                       const std::optional<TimeRangeArg>& time_range,
                                       const std::vector<std::string>& columns_to_get,
-                                      bool range_op);
+                                      bool range_op, bool batch = false);
+
+// What the service refuses for a whole batch rather than for one of its rows: a column name it
+// never accepts (1-255 bytes, no leading '#'), INF_MIN / INF_MAX in a row's key
+// (400 OTSParameterInvalid, its texts).
+Status CheckRowShape(const PbRow& row);
+Status CheckColumnNames(const std::vector<std::string>& names);
 
 // The data a write request carries, as the service sizes it for its 4 MB limit on PutRow,
 // UpdateRow and BatchWriteRow: the names and values of the primary-key and attribute cells
-// (an integer or double counts 8 bytes, a boolean 1, a string or binary its length).
+// (an integer or double counts 8 bytes, a boolean 1, a string or binary its length) and 8 bytes
+// for each timestamp the request gives.
 inline constexpr size_t kMaxRequestDataBytes = 4 * 1024 * 1024;
 size_t RowDataSize(const PbRow& row);
 // 400 "The total data size of <operation> request exceeds the limit, limit size: 4194304,

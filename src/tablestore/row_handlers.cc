@@ -1,7 +1,9 @@
 // PutRow, GetRow, UpdateRow, DeleteRow and GetRange: single-row operations and range reads
-// over the versioned-row engine (T2-T10).
+// over the versioned-row engine (T2-T10). GetRange's output options (block type, key columns,
+// compression) are range_output.h's.
 #include "tablestore/capacity_units.h"
 #include "tablestore/handlers.h"
+#include "tablestore/range_output.h"
 #include "tablestore/row_convert.h"
 #include "tablestore/row_request.h"
 #include "tablestore/tablestore.pb.h"
@@ -33,7 +35,7 @@ Result<std::string> WriteRow(const Services& s, const Request& req, const PbRow&
                               &after, &written_key));
   Response resp;
   SetConsumed(WriteConsumed(row, CountsVersionBytes(table->tablestore->options),
-                            change->condition != ops::RowExistence::kIgnore),
+                            ChecksCondition(*change)),
               resp.mutable_consumed());
   if (return_content) {
     auto returned = ReturnedRow(*return_content, written_key, after, table->tablestore->options,
@@ -95,6 +97,9 @@ Result<std::string> GetRange(const Services& s, std::string_view body) {
   pb::GetRangeRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
+  std::vector<std::string> table_key;
+  for (const auto& column : table->tablestore->primary_key) table_key.push_back(column.name);
+  ASSIGN_OR_RETURN(output, RangeOutputOf(req, std::move(table_key)));
   ops::RangeRequest range;
   range.backward = req.direction() == pb::BACKWARD;
   ASSIGN_OR_RETURN(start_row, DecodeRow(req.inclusive_start_primary_key()));
@@ -120,12 +125,10 @@ Result<std::string> GetRange(const Services& s, std::string_view body) {
   for (const auto& view : result.rows) returned.push_back(ToPbRow(view));
   SetConsumed(RangeConsumed(returned, CountsVersionBytes(table->tablestore->options)),
               resp.mutable_consumed());
-  std::string rows;
-  if (!returned.empty()) {
-    AppendHeader(&rows);
-    for (const auto& row : returned) AppendRow(&rows, row);
-  }
+  ASSIGN_OR_RETURN(rows, EncodeRangeRows(output, std::move(returned)));
   resp.set_rows(std::move(rows));
+  resp.set_data_block_type(output.matrix ? pb::DBT_SIMPLE_ROW_MATRIX : pb::DBT_PLAIN_BUFFER);
+  resp.set_compress_type(pb::CPT_NONE);
   if (result.next_start) resp.set_next_start_primary_key(EncodeRow(ToPbKey(*result.next_start)));
   return Serialize(resp);
 }

@@ -37,10 +37,19 @@ std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc,
                                  const versions::StoredRow& after,
                                  const model::VersionOptions& options, int64_t now_ms);
 
+// Whether a write reads its row before it writes, as the service charges read units for: a row
+// existence condition other than IGNORE, or a column condition (the Python SDK's
+// filter_and_condition_update_unitttest.test_batch_write_row: 1 read unit with IGNORE and a
+// column condition).
+inline bool ChecksCondition(const ops::RowChange& change) {
+  return change.condition != ops::RowExistence::kIgnore || change.column_condition != nullptr;
+}
+
 // The version condition, columns, column range and filter of a GetRow, GetRange or BatchGetRow
-// table entry. An empty `filter` is no filter.
+// table entry (`batch`). An empty `filter` is no filter.
 template <typename Request>
-Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op) {
+Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op,
+                                             bool batch = false) {
   std::optional<int32_t> max_versions;
   if (req.has_max_versions()) max_versions = req.max_versions();
   std::optional<TimeRangeArg> time_range;
@@ -53,7 +62,8 @@ Result<versions::ReadSpec> ReadSpecOfRequest(const Request& req, bool range_op) 
     time_range = arg;
   }
   std::vector<std::string> columns(req.columns_to_get().begin(), req.columns_to_get().end());
-  ASSIGN_OR_RETURN(spec, ReadSpecOf(max_versions, time_range, columns, range_op));
+  RETURN_IF_ERROR(CheckColumnNames(columns));
+  ASSIGN_OR_RETURN(spec, ReadSpecOf(max_versions, time_range, columns, range_op, batch));
   if (req.has_start_column()) spec.start_column = req.start_column();
   if (req.has_end_column()) spec.end_column = req.end_column();
   if (req.has_filter() && !req.filter().empty()) {

@@ -100,6 +100,41 @@ Result<std::optional<std::string>> RowBytes(const Services& s, const model::Tabl
   return std::optional<std::string>(EncodeRow(ToPbRow(*view)));
 }
 
+// SearchRequest.routing_values: PlainBuffer primary keys (as the SDKs write them) holding
+// exactly the index's routing fields, or the partition key when it has none, each with its
+// primary-key type. One shard here, so they are checked, not used: every document is in it (the
+// service: routing values narrow the partitions read, never the result). Texts Chosen.
+Status CheckRoutingValues(const model::TablestoreSchema& table, const model::SearchIndexMeta& ix,
+                          const google::protobuf::RepeatedPtrField<std::string>& values) {
+  std::vector<std::string> fields = ix.routing_fields;
+  if (fields.empty()) fields.push_back(table.primary_key[0].name);
+  std::string names;
+  for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f;
+  auto wrong = [&] {
+    return Error::Validation("A routing value must hold the routing fields [" + names +
+                             "] of the search index, each once with its primary-key type.");
+  };
+  for (const auto& v : values) {
+    ASSIGN_OR_RETURN(row, DecodeRow(v));
+    if (!row.attributes.empty() || row.primary_key.size() != fields.size()) return wrong();
+    for (const auto& cell : row.primary_key) {
+      auto at = std::find(fields.begin(), fields.end(), cell.name);
+      if (at == fields.end() || !cell.value) return wrong();
+      for (const auto& other : row.primary_key) {
+        if (&other != &cell && other.name == cell.name) return wrong();
+      }
+      for (const auto& c : table.primary_key) {
+        if (c.name != cell.name) continue;
+        model::CellType want = c.type == model::PkType::kInteger ? model::CellType::kInteger
+                               : c.type == model::PkType::kString ? model::CellType::kString
+                                                                  : model::CellType::kBlob;
+        if (cell.value->type != want) return wrong();
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status NeedEngine(const Services& s) {
   if (!s.search) return Error::Validation("Search indexes are not available on this server.");
   return Status::Ok();
@@ -114,6 +149,8 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   ASSIGN_OR_RETURN(cols, ColumnsOf(*target.index, req.has_columns_to_get(), req.columns_to_get()));
   if (!req.has_search_query()) return Error::Validation("The search query must be set.");
   ASSIGN_OR_RETURN(sreq, DecodeSearchQuery(req.search_query()));
+  RETURN_IF_ERROR(CheckRoutingValues(*target.table->tablestore, *target.index,
+                                     req.routing_values()));
   if (!cols.from_index && sreq.limit > kMaxSearchLimitFromTable) {
     return Error::Validation("The limit must be in range [0, " +
                              std::to_string(kMaxSearchLimitFromTable) +
@@ -129,7 +166,10 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   resp.set_total_hits(sreq.total_count ? result.total_hits : -1);
   for (const auto& hit : result.hits) {
     ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, hit.row_key, cols));
-    if (row) resp.add_rows(std::move(*row));
+    if (!row) continue;
+    resp.add_rows(std::move(*row));
+    // One hit per row, in the rows' order (the Java SDK pairs them by position): its score.
+    resp.add_search_hits()->set_score(hit.score);
   }
   resp.set_is_all_succeeded(true);
   if (!result.next_token.empty()) resp.set_next_token(result.next_token);
@@ -139,11 +179,24 @@ Result<std::string> Search(const Services& s, std::string_view body) {
 Result<std::string> ComputeSplits(const Services& s, std::string_view body) {
   pb::ComputeSplitsRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
+  // The service's codes and texts (the Python SDK's parallel_scan_test and the Go SDK's
+  // search_api_test, run against the service): 400 for a missing table or index.
   if (!req.has_search_index_splits_options()) {
-    return Error::Validation("search_index_splits_options must be set.");
+    return Error::Validation("[search index splits options] must not be null");
   }
-  ASSIGN_OR_RETURN(target, FindSearchTarget(s, req.table_name(),
-                                            req.search_index_splits_options().index_name()));
+  if (req.table_name().empty()) return Error::Validation("The table name must be set.");
+  RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  ops::TablePtr table = s.catalog.Find(req.table_name(), ops::Front::kTablestore);
+  if (!table || !table->tablestore) {
+    return Error::Validation("table [" + EchoForError(req.table_name()) + "] does not exist");
+  }
+  const std::string& index_name = req.search_index_splits_options().index_name();
+  const model::SearchIndexMeta* index = table->tablestore->FindSearchIndex(index_name);
+  if (!index) {
+    return Error::Validation(std::string(kMetaNotMatchPrefix) + "search index [" +
+                             EchoForError(index_name) + "] does not exist");
+  }
+  Target target{table, index};
   RETURN_IF_ERROR(NeedEngine(s));
   std::string session;
   ASSIGN_OR_RETURN(splits, s.search->ComputeSplits(*target.index, &session));
@@ -173,13 +226,10 @@ Result<std::string> ParallelScan(const Services& s, std::string_view body) {
     }
     scan.limit = q.limit();
   }
+  // The engine checks both against the session's splits, with the service's texts.
   scan.max_parallel = q.has_max_parallel() ? q.max_parallel() : 1;
   scan.parallel_id = q.current_parallel_id();
-  if (scan.max_parallel <= 0 || scan.parallel_id < 0 || scan.parallel_id >= scan.max_parallel) {
-    return Error::Validation("current_parallel_id must be in range [0, max_parallel), but "
-                             "current_parallel_id is " + std::to_string(scan.parallel_id) +
-                             " and max_parallel is " + std::to_string(scan.max_parallel) + ".");
-  }
+  if (q.has_alive_time()) scan.alive_time_s = q.alive_time();
   scan.session_id = req.session_id();
   scan.token = q.token();
   RETURN_IF_ERROR(NeedEngine(s));

@@ -71,6 +71,9 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
   if (f.enable_highlighting()) {
     return Error::Validation("Highlighting is not supported by ttlstore.");
   }
+  if (f.has_json_type()) {
+    return Error::Validation("json_type is only for JSON fields, which ttlstore does not support.");
+  }
   // The SDKs send index, doc_values and store only when true: absent index and store are the
   // service's default true; absent doc_values is false.
   out.index = !f.has_index() || f.index();
@@ -154,8 +157,44 @@ void FillSchema(const model::SearchIndexMeta& ix, pb::IndexSchema* out) {
     }
     for (const auto& d : f.date_formats) fs->add_date_formats(d);
   }
-  out->mutable_index_setting()->set_number_of_shards(1);
-  if (!ix.index_sort.empty()) FillSort(ix.index_sort, out->mutable_index_sort());
+  auto* setting = out->mutable_index_setting();
+  setting->set_number_of_shards(1);
+  for (const auto& r : ix.routing_fields) setting->add_routing_fields(r);
+  // An index created without a presort is sorted by primary key ascending, and the service
+  // shows that sort (the Python SDK's search_index_test expects one PrimaryKeySort).
+  if (ix.index_sort.empty()) {
+    FillSort({{model::SearchSortKey::Kind::kPrimaryKey, "", false}}, out->mutable_index_sort());
+  } else {
+    FillSort(ix.index_sort, out->mutable_index_sort());
+  }
+}
+
+// IndexSetting.routing_fields: primary-key columns of the table, each once (the service's
+// "How do I use routing fields": "Only primary key columns can be specified as routing
+// fields"). Texts Chosen.
+Result<std::vector<std::string>> RoutingFieldsOf(const model::TablestoreSchema& table,
+                                                 const pb::IndexSetting& setting) {
+  if (setting.enable_custom_column_version()) {
+    return Error::Validation("enable_custom_column_version is not supported by ttlstore.");
+  }
+  if (setting.has_routing_partition_size() && setting.routing_partition_size() != 1) {
+    return Error::Validation("routing_partition_size must be 1 (ttlstore keeps one partition), "
+                             "but was " + std::to_string(setting.routing_partition_size()) + ".");
+  }
+  std::vector<std::string> out;
+  for (const auto& r : setting.routing_fields()) {
+    bool pk = std::any_of(table.primary_key.begin(), table.primary_key.end(),
+                          [&](const auto& c) { return c.name == r; });
+    if (!pk) {
+      return Error::Validation("Routing field '" + EchoForError(r) +
+                               "' is not a primary key column of the table.");
+    }
+    if (std::find(out.begin(), out.end(), r) != out.end()) {
+      return Error::Validation("Duplicated routing field: '" + EchoForError(r) + "'.");
+    }
+    out.push_back(r);
+  }
+  return out;
 }
 
 Result<ops::TablePtr> FindBaseTable(const Services& s, const std::string& name) {
@@ -210,15 +249,19 @@ Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) 
     return Error::Validation("The number of fields of a search index cannot exceed " +
                              std::to_string(kMaxSearchFields) + ".");
   }
-  if (schema.has_index_setting() && schema.index_setting().routing_fields_size() > 0) {
-    return Error::Validation("Routing fields are not supported by ttlstore.");
-  }
   std::vector<model::SearchSortKey> index_sort;
   if (schema.has_index_sort()) {
+    if (schema.index_sort().disable_default_pk_sorter()) {
+      return Error::Validation("The index sort can't disable the default primary key sorter.");
+    }
     ASSIGN_OR_RETURN(sort, DecodeSort(schema.index_sort()));
     for (auto& k : sort) {
       if (k.key.kind == model::SearchSortKey::Kind::kScore) {
         return Error::Validation("The index sort can't sort by score.");
+      }
+      if (k.missing_value || !k.missing_field.empty() ||
+          k.missing != search::SortKey::Missing::kLast) {
+        return Error::Validation("The index sort can't set missing_value or missing_field.");
       }
       index_sort.push_back(std::move(k.key));
     }
@@ -256,6 +299,11 @@ Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) 
           }
         }
         ix.index_sort = index_sort;
+        if (schema.has_index_setting()) {
+          ASSIGN_OR_RETURN(routing, RoutingFieldsOf(ts, schema.index_setting()));
+          ix.routing_fields = std::move(routing);
+        }
+        ix.analysis = model::kAnalysisCurrent;
         RETURN_IF_ERROR(CheckIndexedOptions(ts.options));
         RETURN_IF_ERROR(CheckSearchIndexTtl(s, ts.options, ttl, ix.name));
         ix.time_to_live = ttl;
@@ -275,6 +323,14 @@ Result<std::string> UpdateSearchIndex(const Services& s, std::string_view body) 
   pb::UpdateSearchIndexRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
+  // Schema changes (the service's reindex with source_index_name, then switch_index_name and
+  // query flow weights; added_field_schemas) are not served: refused, never ignored.
+  if (req.has_switch_index_name() || req.query_flow_weight_size() > 0 ||
+      req.added_field_schemas_size() > 0) {
+    return Error::Validation("Changing the schema of a search index (switch_index_name, "
+                             "query_flow_weight, added_field_schemas) is not supported by "
+                             "ttlstore: create a new index.");
+  }
   if (!req.has_time_to_live()) {
     return Error::Validation("No parameter is specified in the search index options.");
   }
@@ -331,15 +387,21 @@ Result<std::string> DescribeSearchIndex(const Services& s, std::string_view body
   search::IndexStats stats;
   stats.full_sync = ix->building;
   if (s.search) stats = s.search->Stats(*ix);
-  auto* sync = resp.mutable_sync_stat();
-  sync->set_sync_phase(stats.full_sync ? pb::FULL : pb::INCR);
-  sync->set_current_sync_timestamp(stats.current_sync_timestamp_ms * 1000);  // microseconds
+  // include_sync_stat false leaves the sync stat out (the service's default is true).
+  if (!req.has_include_sync_stat() || req.include_sync_stat()) {
+    auto* sync = resp.mutable_sync_stat();
+    sync->set_sync_phase(stats.full_sync ? pb::FULL : pb::INCR);
+    // Nanoseconds (the service's SyncStat page; the Python SDK's tests divide by 10^9).
+    sync->set_current_sync_timestamp(stats.current_sync_timestamp_ms * 1'000'000);
+  }
   auto* meter = resp.mutable_metering_info();
   meter->set_storage_size(stats.storage_size);
   meter->set_row_count(stats.row_count);
   meter->set_reserved_read_cu(0);
   meter->set_timestamp(s.clock.NowMs() / 1000);
-  resp.set_create_time(ix->create_time_us);
+  // Milliseconds (the service's DescribeSearchIndex reference: "a 64-bit timestamp in
+  // milliseconds").
+  resp.set_create_time(ix->create_time_us / 1000);
   resp.set_time_to_live(ix->time_to_live);
   resp.mutable_index_status()->set_status(pb::RUNNING);
   resp.mutable_index_status()->set_status_description("");

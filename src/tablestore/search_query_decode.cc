@@ -284,8 +284,17 @@ Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
       k.key.descending = f.order() == pb::SORT_ORDER_DESC;
       if (f.has_missing_value()) {
         ASSIGN_OR_RETURN(v, DecodeSearchValue(f.missing_value()));
-        k.missing_value = std::move(v);
+        // The SDKs' FIRST_WHEN_MISSING / LAST_WHEN_MISSING (Java FieldSort, Go FieldSort) are
+        // these two strings: positions, not values, whatever the field's type.
+        if (v.type == model::CellType::kString && (v.bytes == "_first" || v.bytes == "_last")) {
+          k.missing = v.bytes == "_first" ? search::SortKey::Missing::kFirst
+                                          : search::SortKey::Missing::kLast;
+        } else {
+          k.missing_value = std::move(v);
+        }
       }
+      k.missing_field = f.missing_field();
+      k.mode_given = f.has_mode();
     } else if (s.has_score_sort()) {
       k.key.kind = model::SearchSortKey::Kind::kScore;
       // Scores sort descending unless asked otherwise (the SDKs' default order is DESC).
@@ -314,9 +323,20 @@ Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes) {
   if (!q.has_query()) return Error::Validation("The query of the search query must be set.");
   ASSIGN_OR_RETURN(query, DecodeQuery(q.query()));
   out.query = std::move(query);
+  if (q.has_filter()) {
+    // SearchFilter: the hits must match it too; it adds nothing to their scores.
+    if (!q.filter().has_query()) return Error::Validation("[search_filter] query must not be null");
+    ASSIGN_OR_RETURN(filter, DecodeQuery(q.filter().query()));
+    search::Query both;
+    both.kind = search::Query::Kind::kBool;
+    both.must.push_back(std::move(out.query));
+    both.filter.push_back(std::move(filter));
+    out.query = std::move(both);
+  }
   if (q.has_sort()) {
     ASSIGN_OR_RETURN(sort, DecodeSort(q.sort()));
     out.sort = std::move(sort);
+    out.disable_default_pk_sorter = q.sort().disable_default_pk_sorter();
   }
   if (q.has_offset()) {
     if (q.offset() < 0) return Error::Validation("The offset must be >= 0, but was " +
@@ -340,7 +360,20 @@ Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes) {
     // The token carries the sort of the first page; a sort sent again with it is ignored.
     out.token = q.token();
   }
+  // getTotalCount (Node, Go, Python) or trackTotalCount (Java, which sends -1 for none and
+  // 2147483647 for the exact count; N > 0 counts up to N).
   out.total_count = q.get_total_count();
+  if (q.has_track_total_count()) {
+    int32_t t = q.track_total_count();
+    if (t < -1 || t == 0) {
+      return Error::Validation("track_total_count must be -1 or positive, but was " +
+                               std::to_string(t) + ".");
+    }
+    if (t > 0) {
+      out.total_count = true;
+      if (t != INT32_MAX && !q.get_total_count()) out.total_count_limit = t;
+    }
+  }
   return out;
 }
 

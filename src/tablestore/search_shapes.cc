@@ -40,6 +40,11 @@ constexpr WireField kIndexSchema[] = {
 constexpr WireShape kIndexSchemaShape{kIndexSchema};
 constexpr WireField kCreate[] = {{3, false, &kIndexSchemaShape, CountRule::kNone}};
 constexpr WireShape kCreateShape{kCreate};
+constexpr WireField kUpdate[] = {
+    {4, true, nullptr, CountRule::kNone},
+    {6, true, nullptr, CountRule::kNone},
+};
+constexpr WireShape kUpdateShape{kUpdate};
 
 constexpr WireField kColumnsToGet[] = {{2, true, nullptr, CountRule::kColumns}};
 constexpr WireShape kColumnsToGetShape{kColumnsToGet};
@@ -48,9 +53,12 @@ constexpr WireField kSearchRequest[] = {
     {5, true, nullptr, CountRule::kNone},
 };
 constexpr WireShape kSearchRequestShape{kSearchRequest};
+constexpr WireField kSearchFilter[] = {{1, false, &kQueryShape, CountRule::kNone}};
+constexpr WireShape kSearchFilterShape{kSearchFilter};
 constexpr WireField kSearchQuery[] = {
     {4, false, &kQueryShape, CountRule::kNone},
     {6, false, &kSortShape, CountRule::kNone},
+    {14, false, &kSearchFilterShape, CountRule::kNone},
 };
 constexpr WireShape kSearchQueryShape{kSearchQuery};
 
@@ -79,7 +87,7 @@ constexpr WireShape kConstScoreShape{kConstScore};
 }  // namespace
 
 const WireShape& WireShapeOf(const spb::CreateSearchIndexRequest&) { return kCreateShape; }
-const WireShape& WireShapeOf(const spb::UpdateSearchIndexRequest&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::UpdateSearchIndexRequest&) { return kUpdateShape; }
 const WireShape& WireShapeOf(const spb::ListSearchIndexRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::DeleteSearchIndexRequest&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::DescribeSearchIndexRequest&) { return kLeaf; }

@@ -15,6 +15,10 @@ namespace {
 namespace pb = ::ttlstore::otspb;
 
 constexpr int64_t kDefaultSplitUnitBytes = 100LL * 1024 * 1024;
+constexpr int64_t kMinSplitUnitBytes = 1024 * 1024;
+// Where every range lives: one server, so one location, 32 hex digits long as the service's are
+// (the Java SDK's function test checks the length of each split's location).
+constexpr const char* kLocation = "00000000000000000000000000000001";
 
 }  // namespace
 
@@ -22,16 +26,16 @@ Result<std::string> ComputeSplitPointsBySize(const Services& s, std::string_view
   pb::ComputeSplitPointsBySizeRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
+  // The service's texts and its smallest unit, 1 MiB (the Java SDK's function test
+  // TestComputeSplitPointsBySize.testInvalidParam asserts them; docs/tablestore.md).
   if (!req.has_split_size() || req.split_size() <= 0) {
-    return Error::Validation("Invalid split size: " + std::to_string(req.split_size()) +
-                             ", it must be greater than 0.");
+    return Error::Validation("The split_size should be greater than 0.");
   }
   int64_t unit = kDefaultSplitUnitBytes;
   if (req.has_split_size_unit_in_byte()) {
-    if (req.split_size_unit_in_byte() <= 0) {
-      return Error::Validation("Invalid split size unit in byte: " +
-                               std::to_string(req.split_size_unit_in_byte()) +
-                               ", it must be greater than 0.");
+    if (req.split_size_unit_in_byte() < kMinSplitUnitBytes) {
+      return Error::Validation("The split_size_unit_in_byte should be greater equal than: " +
+                               std::to_string(kMinSplitUnitBytes));
     }
     unit = req.split_size_unit_in_byte();
   }
@@ -72,7 +76,7 @@ Result<std::string> ComputeSplitPointsBySize(const Services& s, std::string_view
     resp.add_split_points(EncodeRow(row));
   }
   auto* location = resp.add_locations();
-  location->set_location("");  // one server: no placement worth hinting
+  location->set_location(kLocation);
   location->set_repeat(static_cast<int64_t>(points.size()) + 1);
   return Serialize(resp);
 }

@@ -132,6 +132,11 @@ Status AuthorizeTable(const Services& s, const std::string& name) {
 }
 
 Result<ops::TablePtr> FindTable(const Services& s, const std::string& name) {
+  // A name no table can have is refused as the service refuses it (the Java SDK's LocalTxnTest
+  // asserts this text for StartLocalTransaction with an empty name).
+  if (!ValidName(name)) {
+    return Error::Validation("Invalid table name: '" + EchoForError(name) + "'.");
+  }
   RETURN_IF_ERROR(AuthorizeTable(s, name));
   ops::TablePtr t = s.catalog.Find(name, ops::Front::kTablestore);
   if (!t) t = FindIndexTable(s, name);  // an index is read by its name, as a table

@@ -40,7 +40,12 @@ std::string Successor(std::string prefix) {
 
 Result<std::string> Encode(uint32_t table_id, const std::vector<model::PrimaryKeyColumn>& schema,
                            const std::vector<PkCell>& pk, bool allow_inf) {
-  if (pk.size() != schema.size()) return InvalidPk("Primary key schema mismatch.");
+  // The service's texts for a key that does not fit the schema (the Python SDK's row_op_test
+  // and the Java SDK's DataOperationTest assert them).
+  if (pk.size() != schema.size()) {
+    return InvalidPk("Validate PK size fail. Input: " + std::to_string(pk.size()) +
+                     ", Meta: " + std::to_string(schema.size()) + ".");
+  }
   std::string out;
   out.reserve(4 + 16 * pk.size());
   PutFixed32BE(&out, table_id);
@@ -65,23 +70,23 @@ Result<std::string> Encode(uint32_t table_id, const std::vector<model::PrimaryKe
 
 std::string_view TypeName(model::CellType t) {
   switch (t) {
-    case model::CellType::kInteger: return "INTEGER";
-    case model::CellType::kDouble: return "DOUBLE";
-    case model::CellType::kBoolean: return "BOOLEAN";
-    case model::CellType::kString: return "STRING";
-    case model::CellType::kBlob: return "BINARY";
-    case model::CellType::kInfMin: return "INF_MIN";
-    case model::CellType::kInfMax: return "INF_MAX";
-    case model::CellType::kAutoIncrement: return "AUTO_INCREMENT";
+    case model::CellType::kInteger: return "VT_INTEGER";
+    case model::CellType::kDouble: return "VT_DOUBLE";
+    case model::CellType::kBoolean: return "VT_BOOLEAN";
+    case model::CellType::kString: return "VT_STRING";
+    case model::CellType::kBlob: return "VT_BLOB";
+    case model::CellType::kInfMin: return "VT_INF_MIN";
+    case model::CellType::kInfMax: return "VT_INF_MAX";
+    case model::CellType::kAutoIncrement: return "VT_AUTO_INCREMENT";
   }
   return "UNKNOWN";
 }
 
 std::string_view TypeName(model::PkType t) {
   switch (t) {
-    case model::PkType::kInteger: return "INTEGER";
-    case model::PkType::kString: return "STRING";
-    case model::PkType::kBinary: return "BINARY";
+    case model::PkType::kInteger: return "VT_INTEGER";
+    case model::PkType::kString: return "VT_STRING";
+    case model::PkType::kBinary: return "VT_BLOB";
   }
   return "UNKNOWN";
 }

@@ -117,6 +117,23 @@ def test_wrong_secret_is_invalid_signature(auth_server):
                                 "you provided.")
 
 
+@pytest.mark.parametrize("spell", [str.lower, str.upper, str.title], ids=["lower", "upper", "title"])
+def test_header_names_in_any_case_are_served(auth_server, spell):
+    """Header names are case-insensitive (RFC 9110, section 5.1): SDKs spell them differently
+    (botocore "X-Amz-Date", Go's net/http canonical names, others lower case), and a request
+    signed over lower-case names is served whatever case its names arrive in."""
+    prepared = signed_request(auth_server.endpoint, "ListTables", {})
+    c = http.client.HTTPConnection("127.0.0.1", auth_server.port, timeout=30)
+    try:
+        c.request("POST", "/", body=prepared.body,
+                  headers={spell(k): v for k, v in prepared.headers.items()})
+        r = c.getresponse()
+        assert r.status == 200, r.read()
+        assert "TableNames" in json.loads(r.read())
+    finally:
+        c.close()
+
+
 def test_tampered_body_is_invalid_signature(auth_server):
     prepared = signed_request(auth_server.endpoint, "ListTables", {})
     prepared.body = json.dumps({"Limit": 1}).encode()

@@ -71,10 +71,11 @@ describe('ttlstore alter / describe (T13)', () => {
     await createTable(client, name, { timeToLive: -1, maxVersions: 1 });
     await client.updateTable({ tableName: name, tableOptions: { allowUpdate: false } });
     await client.createSearchIndex({ tableName: name, indexName: 'six', timeToLive: 172800,
-      schema: { fieldSchemas: [{ fieldName: 'k', fieldType: TableStore.FieldType.KEYWORD }] } });
+      schema: { fieldSchemas: [{ fieldName: 'k', fieldType: TableStore.FieldType.KEYWORD }],
+        indexSetting: { routingFields: ['pk'] } } });
     let r = await ttlstore(['describe', '-t', name, ...keys]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /search index: six time_to_live: 172800 seconds \((building|ready), \d+ rows\) fields: k/);
+    assert.match(r.stdout, /search index: six time_to_live: 172800 seconds \((building|ready), \d+ rows\) fields: k routing_fields: pk\n/);
     r = await ttlstore(['alter', '-t', name, '--search-index', 'six', '--ttl', '86400', ...keys]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /search index: six time_to_live: 86400 seconds/);

@@ -239,7 +239,7 @@ describe('tablestore secondary indexes (T11, T12)', () => {
     await expectOtsError(ci({ name: uniqueName('i'), primaryKey: ['email', 'email'], definedColumn: [] }), 400, P,
       "Duplicated index column: 'email'.");
     await expectOtsError(ci({ name: uniqueName('i'), primaryKey: [], definedColumn: [] }), 400, P,
-      'The number of index columns must be in range: [1, 4].');
+      'The number of primary key columns must be in range: [1, 4] in index.');
     await expectOtsError(ci({ name: uniqueName('i'), primaryKey: ['email'], definedColumn: [], indexType: LOCAL }), 400, P,
       'The first primary key column of a local index must be the first primary key column of the table.');
     await expectOtsError(ci({ name: '1bad', primaryKey: ['email'], definedColumn: [] }), 400, P, "Invalid index name: '1bad'.");
@@ -250,7 +250,7 @@ describe('tablestore secondary indexes (T11, T12)', () => {
     await expectOtsError(client.createIndex({ mainTableName: uniqueName('none'), indexMeta: byEmail(uniqueName('i')) }),
       404, 'OTSObjectNotExist', 'Requested table does not exist.');
     for (let i = 0; i < 5; i++) await ci(byEmail(`${t}_${i}`));
-    await expectOtsError(ci(byEmail(`${t}_5`)), 400, P, 'The number of indexes of a table cannot exceed 5.');
+    await expectOtsError(ci(byEmail(`${t}_5`)), 400, P, 'Number of index per table exceeds the quota:5.');
     await expectOtsError(ci(byEmail(`${t}_0`)), 409, 'OTSObjectAlreadyExist', 'Requested table already exists.');
     await expectOtsError(create(`${t}_0`), 409, 'OTSObjectAlreadyExist', 'Requested table already exists.');
 

@@ -71,18 +71,16 @@ describe('tablestore splits and capacity', () => {
     before(async () => {
       t = uniqueName('split');
       await createTable(client, t, { pk: [['a', 'INTEGER'], ['b', 'STRING']] });
-      const rows = [];
+      // 60 rows of 60 KB: about 3.5 MB, so 1 MB splits (the smallest unit) cut it several times.
       for (let a = 0; a < A; a += 1) {
-        for (const b of B) {
-          rows.push({
-            type: 'PUT', condition: condition('IGNORE'),
-            primaryKey: [{ a: Long.fromNumber(a) }, { b }],
-            attributeColumns: [{ v: 'p'.repeat(100) }],
-          });
-        }
+        const rows = B.map((b) => ({
+          type: 'PUT', condition: condition('IGNORE'),
+          primaryKey: [{ a: Long.fromNumber(a) }, { b }],
+          attributeColumns: [{ v: 'p'.repeat(60 * 1024) }],
+        }));
+        const res = await client.batchWriteRow({ tables: [{ tableName: t, rows }] });
+        assert.ok(res.tables.every((r) => r.isOk));
       }
-      const res = await client.batchWriteRow({ tables: [{ tableName: t, rows }] });
-      assert.ok(res.tables.every((r) => r.isOk));
     });
 
     it('a small table has no split point and one location', async () => {
@@ -90,11 +88,13 @@ describe('tablestore splits and capacity', () => {
       assert.equal(data.splitPoints.length, 0);
       assert.equal(data.locations.length, 1);
       assert.equal(num(data.locations[0].repeat), 1);
+      // 32 characters, as the service's locations (the Java SDK's function test checks it).
+      assert.equal(data.locations[0].location.length, 32);
       assert.deepEqual(data.schema.map((s) => [s.name, s.type]), [['a', 1], ['b', 2]]);
     });
 
     it('split points turn into GetRange ranges that cover the table exactly once', async () => {
-      const data = await computeSplits(client, { tableName: t, splitSize: 1, splitSizeUnitInByte: 1000 });
+      const data = await computeSplits(client, { tableName: t, splitSize: 1, splitSizeUnitInByte: 1024 * 1024 });
       const points = data.splitPoints.map((row) => pkOf(row));
       assert.ok(points.length >= 3, `expected several split points, got ${points.length}`);
       for (const p of points) assert.equal(p.length, 1, 'a split point holds the first column only');
@@ -123,10 +123,13 @@ describe('tablestore splits and capacity', () => {
     it('refuses a missing table and a bad split size', async () => {
       await expectOtsError(computeSplits(client, { tableName: 'no_such_table', splitSize: 1 }),
         404, 'OTSObjectNotExist');
+      // The service's texts (the Java SDK's TestComputeSplitPointsBySize.testInvalidParam).
       await expectOtsError(computeSplits(client, { tableName: t, splitSize: 0 }),
-        400, 'OTSParameterInvalid', 'split size');
+        400, 'OTSParameterInvalid', 'The split_size should be greater than 0.');
       await expectOtsError(computeSplits(client, { tableName: t, splitSize: 1, splitSizeUnitInByte: -5 }),
-        400, 'OTSParameterInvalid', 'split size unit');
+        400, 'OTSParameterInvalid', 'The split_size_unit_in_byte should be greater equal than: 1048576');
+      await expectOtsError(computeSplits(client, { tableName: t, splitSize: 1, splitSizeUnitInByte: 1024 * 1024 - 1 }),
+        400, 'OTSParameterInvalid', 'The split_size_unit_in_byte should be greater equal than: 1048576');
     });
   });
 
@@ -154,6 +157,16 @@ describe('tablestore splits and capacity', () => {
       assert.deepEqual(cu(await put(t, 'k3', [{ v: 'a'.repeat(4092) }])), { read: 0, write: 2 });
       assert.deepEqual(cu(await put(t, 'k4', [{ n: Long.fromNumber(1) }], 'EXPECT_NOT_EXIST')),
                        { read: 1, write: 1 });
+      // A column condition reads the row too, with IGNORE as well (the Python SDK's
+      // filter_and_condition_update_unitttest.test_batch_write_row expects 1 read unit).
+      const ifMissing = new TableStore.Condition(TableStore.RowExistenceExpectation.IGNORE,
+        new TableStore.SingleColumnCondition('n', Long.fromNumber(7), TableStore.ComparatorType.EQUAL, true));
+      assert.deepEqual(cu(await client.putRow({ tableName: t, condition: ifMissing, primaryKey: pk('k5'),
+        attributeColumns: [{ n: Long.fromNumber(1) }] })), { read: 1, write: 1 });
+      const batch = await client.batchWriteRow({ tables: [{ tableName: t, rows: [
+        { type: 'PUT', condition: ifMissing, primaryKey: pk('k6'), attributeColumns: [{ n: Long.fromNumber(1) }] },
+      ] }] });
+      assert.deepEqual(batch.tables.map(rowCu), [{ read: 1, write: 1 }]);
     });
 
     it('a table that keeps versions counts 8 bytes per cell', async () => {

@@ -204,6 +204,68 @@ TEST(SearchQueryDecode, SearchQueryPagingAndSort) {
   EXPECT_FALSE(DecodeSearchQuery(sq.SerializePartialAsString()));
 }
 
+// What the other SDKs send beyond the Node SDK: the Java SDK's trackTotalCount and
+// SearchFilter, the Go and Java DisableDefaultPkSorter, missing_field and the "_first" /
+// "_last" missing values.
+TEST(SearchQueryDecode, OtherSdksSearchOptions) {
+  pb::SearchQuery sq;
+  *sq.mutable_query() = Term("k", StrValue("a"));
+  sq.set_track_total_count(-1);  // the Java SDK's default: no count
+  auto r = DecodeSearchQuery(sq.SerializePartialAsString());
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_FALSE(r->total_count);
+  sq.set_track_total_count(2147483647);  // TRACK_TOTAL_COUNT: the exact count
+  r = DecodeSearchQuery(sq.SerializePartialAsString());
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->total_count);
+  EXPECT_EQ(r->total_count_limit, INT64_MAX);
+  sq.set_track_total_count(50);
+  r = DecodeSearchQuery(sq.SerializePartialAsString());
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->total_count);
+  EXPECT_EQ(r->total_count_limit, 50);
+  sq.set_track_total_count(-2);
+  EXPECT_FALSE(DecodeSearchQuery(sq.SerializePartialAsString()));
+  sq.clear_track_total_count();
+
+  // SearchFilter: the query and the filter, the filter without scoring.
+  *sq.mutable_filter()->mutable_query() = Term("n", IntValue(3));
+  r = DecodeSearchQuery(sq.SerializePartialAsString());
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->query.kind, search::Query::Kind::kBool);
+  ASSERT_EQ(r->query.must.size(), 1u);
+  EXPECT_EQ(r->query.must[0].field, "k");
+  ASSERT_EQ(r->query.filter.size(), 1u);
+  EXPECT_EQ(r->query.filter[0].field, "n");
+  sq.mutable_filter()->clear_query();
+  EXPECT_FALSE(DecodeSearchQuery(sq.SerializePartialAsString()));
+  sq.clear_filter();
+
+  auto* sort = sq.mutable_sort();
+  sort->set_disable_default_pk_sorter(true);
+  auto* a = sort->add_sorter()->mutable_field_sort();
+  a->set_field_name("a");
+  a->set_missing_field("b");
+  a->set_missing_value(StrValue("_first"));
+  auto* b = sort->add_sorter()->mutable_field_sort();
+  b->set_field_name("b");
+  b->set_missing_value(StrValue("_last"));
+  auto* c = sort->add_sorter()->mutable_field_sort();
+  c->set_field_name("c");
+  c->set_missing_value(StrValue("_other"));
+  r = DecodeSearchQuery(sq.SerializePartialAsString());
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_TRUE(r->disable_default_pk_sorter);
+  ASSERT_EQ(r->sort.size(), 3u);
+  EXPECT_EQ(r->sort[0].missing_field, "b");
+  EXPECT_EQ(r->sort[0].missing, search::SortKey::Missing::kFirst);
+  EXPECT_FALSE(r->sort[0].missing_value);
+  EXPECT_EQ(r->sort[1].missing, search::SortKey::Missing::kLast);
+  EXPECT_FALSE(r->sort[1].missing_value);
+  ASSERT_TRUE(r->sort[2].missing_value);
+  EXPECT_EQ(*r->sort[2].missing_value, model::CellValue::String("_other"));
+}
+
 }  // namespace
 }  // namespace ttlstore::tablestore
 
@@ -244,7 +306,14 @@ TEST(SearchShapes, ListEveryRepeatedFieldOfEveryRequest) {
   query.mutable_sort()->add_sorter()->mutable_field_sort()->set_field_name("f");
   query.mutable_sort()->add_sorter()->mutable_score_sort();
   query.mutable_query()->set_type(pb::MATCH_ALL_QUERY);
+  query.mutable_filter()->mutable_query()->set_type(pb::MATCH_ALL_QUERY);
   EXPECT_EQ(counted(query), 2u);
+
+  pb::UpdateSearchIndexRequest update;
+  update.add_query_flow_weight("w");
+  update.add_added_field_schemas("f");
+  update.add_added_field_schemas("g");
+  EXPECT_EQ(counted(update), 3u);
 
   pb::ParallelScanRequest scan;
   scan.mutable_columns_to_get()->add_column_names("a");

@@ -60,6 +60,7 @@ TEST(SearchIndexCodec, RoundTripsEveryField) {
   m.fields[1].name = "k";
   m.index_sort = {{model::SearchSortKey::Kind::kField, "k", true},
                   {model::SearchSortKey::Kind::kPrimaryKey, "", false}};
+  m.routing_fields = {"pk2", "pk1"};
   model::SearchIndexMeta back;
   ASSERT_TRUE(DecodeSearchIndex(EncodeSearchIndex(m), &back));
   EXPECT_EQ(back.name, m.name);
@@ -69,10 +70,27 @@ TEST(SearchIndexCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.building, false);
   EXPECT_EQ(back.fields, m.fields);
   EXPECT_EQ(back.index_sort, m.index_sort);
+  EXPECT_EQ(back.routing_fields, m.routing_fields);
+  EXPECT_EQ(back.analysis, model::kAnalysisCurrent);
   m.building = true;
   ASSERT_TRUE(DecodeSearchIndex(EncodeSearchIndex(m), &back));
   EXPECT_TRUE(back.building);
   EXPECT_FALSE(DecodeSearchIndex(std::string("\x01\x05", 2), &back));
+}
+
+// An index written before the analysis tag existed keeps the first rules; a tag from a newer
+// server than this one is refused rather than misread.
+TEST(SearchIndexCodec, AnalysisRulesDefaultToTheFirstAndAreBounded) {
+  model::SearchIndexMeta m;
+  m.name = "ix";
+  m.id = 3;
+  std::string bytes = EncodeSearchIndex(m);
+  ASSERT_EQ(bytes.substr(bytes.size() - 3), std::string("\x09\x01\x02", 3));  // tag 9, last
+  model::SearchIndexMeta old;
+  ASSERT_TRUE(DecodeSearchIndex(bytes.substr(0, bytes.size() - 3), &old));
+  EXPECT_EQ(old.analysis, model::kAnalysisV1);
+  model::SearchIndexMeta future;
+  EXPECT_FALSE(DecodeSearchIndex(bytes.substr(0, bytes.size() - 1) + "\x63", &future));
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ namespace {
 namespace pb = ::ttlstore::otspb;
 using model::CellValue;
 
+constexpr int64_t kMiB = 1024 * 1024;
+
 class TablestoreSplitPoints : public ::testing::Test {
  protected:
   TablestoreSplitPoints()
@@ -34,13 +36,14 @@ class TablestoreSplitPoints : public ::testing::Test {
     req.mutable_reserved_throughput()->mutable_capacity_unit()->set_read(0);
     HttpResponse r = env_.Send("CreateTable", req);
     ASSERT_EQ(r.status, 200) << ErrorOf(r).second;
-    // 100 values of `a`, two rows each, about 230 stored bytes a row.
+    // 100 values of `a`, two rows each, about 40 KB a row: 8 MB, cut by the smallest unit the
+    // service takes (1 MiB).
     for (int a_value = 0; a_value < 100; ++a_value) {
       for (const char* b_value : {"x", "y"}) {
         PbRow row;
         row.primary_key.push_back(Cell("a", CellValue::Integer(a_value)));
         row.primary_key.push_back(Cell("b", CellValue::String(b_value)));
-        row.attributes.push_back(Cell("v", CellValue::String(std::string(200, 'p'))));
+        row.attributes.push_back(Cell("v", CellValue::String(std::string(40 * 1024, 'p'))));
         pb::PutRowRequest put;
         put.set_table_name("t");
         put.set_row(EncodeRow(row));
@@ -88,16 +91,16 @@ class TablestoreSplitPoints : public ::testing::Test {
 };
 
 TEST_F(TablestoreSplitPoints, RangesOfAboutTheSize) {
-  auto [r, firsts] = Split(1, 4096, std::nullopt);
+  auto [r, firsts] = Split(1, kMiB, std::nullopt);
   ASSERT_EQ(r.status, 200) << ErrorOf(r).second;
-  // ~46 KB in ranges of 4 KB or a little more.
-  EXPECT_GE(firsts.size(), 8u);
-  EXPECT_LE(firsts.size(), 12u);
+  // ~8 MB in ranges of 1 MiB or a little more.
+  EXPECT_GE(firsts.size(), 6u);
+  EXPECT_LE(firsts.size(), 8u);
   for (size_t i = 1; i < firsts.size(); ++i) EXPECT_LT(firsts[i - 1], firsts[i]);
 }
 
 TEST_F(TablestoreSplitPoints, TheLimitWidensTheRangesOverTheWholeTable) {
-  auto [r, firsts] = Split(1, 1, 3);
+  auto [r, firsts] = Split(1, kMiB, 3);
   ASSERT_EQ(r.status, 200) << ErrorOf(r).second;
   ASSERT_EQ(firsts.size(), 3u);
   // Spread out: roughly at a quarter, a half and three quarters of the table.
@@ -120,7 +123,8 @@ TEST_F(TablestoreSplitPoints, RefusesBadParameters) {
   using Args = std::tuple<int64_t, std::optional<int64_t>, std::optional<int32_t>>;
   const std::vector<Args> bad = {{0, std::nullopt, std::nullopt}, {-1, std::nullopt, std::nullopt},
                                  {1, 0, std::nullopt},            {1, -7, std::nullopt},
-                                 {1, std::nullopt, 0},            {1, std::nullopt, -1}};
+                                 {1, kMiB - 1, std::nullopt},     {1, std::nullopt, 0},
+                                 {1, std::nullopt, -1}};
   for (const auto& [size, unit, limit] : bad) {
     auto [r, firsts] = Split(size, unit, limit);
     EXPECT_EQ(r.status, 400);

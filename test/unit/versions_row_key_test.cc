@@ -64,7 +64,7 @@ TEST(VersionsRowKey, InfBoundsEncloseEveryRowWithTheirPrefix) {
 TEST(VersionsRowKey, SchemaMismatchesAreInvalidPk) {
   auto count = EncodeRowKey(7, Schema(), {{"gid", CellValue::Integer(1)}});
   ASSERT_FALSE(count.ok());
-  EXPECT_EQ(count.error().message(), "OTSInvalidPK:Primary key schema mismatch.");
+  EXPECT_EQ(count.error().message(), "OTSInvalidPK:Validate PK size fail. Input: 1, Meta: 2.");
   auto name = EncodeRowKey(7, Schema(), {{"gid", CellValue::Integer(1)},
                                          {"PK2", CellValue::String("x")}});
   ASSERT_FALSE(name.ok());
@@ -72,6 +72,9 @@ TEST(VersionsRowKey, SchemaMismatchesAreInvalidPk) {
   auto type = EncodeRowKey(7, Schema(), {{"gid", CellValue::String("1")},
                                          {"uid", CellValue::String("x")}});
   ASSERT_FALSE(type.ok());
+  // The service's type names (the Java SDK's DataOperationTest, ParameterLegalityTest).
+  EXPECT_EQ(type.error().message(),
+            "OTSInvalidPK:Validate PK type fail. Input: VT_STRING, Meta: VT_INTEGER.");
   // Markers are only for range bounds.
   EXPECT_FALSE(EncodeRowKey(7, Schema(), {{"gid", CellValue::Marker(model::CellType::kInfMin)},
                                           {"uid", CellValue::String("x")}}).ok());
