@@ -294,14 +294,14 @@ describe('tablestore AUTO_INCREMENT primary keys', () => {
     // Two placeholders; a placeholder in a column that is not AUTO_INCREMENT.
     await bad(put([{ user: PK }, { seq: PK }], condition('IGNORE')), '2 pk auto increment exist in row.');
     await bad(put([{ user: PK }, { seq: Long.fromNumber(1) }], condition('IGNORE')),
-      'Validate PK type fail. Input: AUTO_INCREMENT, Meta: STRING.', 400, 'OTSInvalidPK');
+      'Validate PK type fail. Input: VT_AUTO_INCREMENT, Meta: VT_STRING.', 400, 'OTSInvalidPK');
     const plain = uniqueName('aiplain');
     await client.createTable({ tableMeta: { tableName: plain, primaryKey: [{ name: 'user', type: 'STRING' },
       { name: 'seq', type: 'INTEGER' }] }, reservedThroughput: { capacityUnit: { read: 0, write: 0 } },
     tableOptions: { timeToLive: -1, maxVersions: 1 } });
     await expectOtsError(client.putRow({ tableName: plain, condition: condition('IGNORE'),
       primaryKey: [{ user: 'a' }, { seq: PK }], attributeColumns: [{ msg: 'x' }] }), 400, 'OTSInvalidPK',
-    'Validate PK type fail. Input: AUTO_INCREMENT, Meta: INTEGER.');
+    'Validate PK type fail. Input: VT_AUTO_INCREMENT, Meta: VT_INTEGER.');
     // Nothing of the refused writes was stored.
     assert.deepEqual((await partitionRows(client, t, 'a')).map(([s]) => s), [v]);
   });
