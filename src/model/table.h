@@ -111,8 +111,11 @@ struct StreamInfo {
   // The stream's own resource-based policy, independent of the table's.
   std::optional<ResourcePolicy> policy;
   // A Tablestore table's stream: how many hours its records are kept (StreamSpecification's
-  // expiration_time, 1-24). 0 for DynamoDB streams, whose records are kept 24 hours.
+  // expiration_time, 1-168). 0 for DynamoDB streams, whose records are kept 24 hours.
   int32_t expiration_hours = 0;
+  // A Tablestore table's stream: the columns whose values before each write its records carry
+  // (StreamSpecification's columns_to_get, in the order given; docs/tablestore.md, "Streams").
+  std::vector<std::string> origin_columns;
 };
 
 struct Tag {

@@ -39,6 +39,10 @@ struct VersionOptions {
   int64_t max_time_deviation = 86400;
   // T10: whether UpdateRow is allowed.
   bool allow_update = true;
+  // TableOptions.update_full_row: an UpdateRow rewrites the whole row, every column the row
+  // keeps stamped again with the write's time (docs/tablestore.md, "Update full row"). Set at
+  // CreateTable only.
+  bool update_full_row = false;
 
   friend bool operator==(const VersionOptions&, const VersionOptions&) = default;
 };

@@ -5,7 +5,6 @@
 
 #include "common/key_locks.h"
 #include "ops/row_batch.h"
-#include "ops/row_stream_record.h"
 #include "ops/txn_errors.h"
 
 namespace ttlstore::ops {
@@ -248,13 +247,76 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
                                     streamed ? &record : nullptr));
   // As outside a transaction: a write that leaves nothing where there was nothing is no record.
   if (streamed && (old || row)) {
-    txn.stream_records.push_back(record ? std::move(*record)
-                                        : RowStreamRecord(change, now_ms, nullptr));
+    txn.stream_records.push_back(std::move(*record));
   }
   txn.bytes_written += request_bytes;
   if (after) *after = row ? *row : StoredRow();
   if (written_key) *written_key = change.primary_key;
   txn.writes[key] = std::move(row);
+  return Status::Ok();
+}
+
+Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescriptor& table,
+                                      const std::vector<RowChange>& changes,
+                                      const std::vector<size_t>& request_bytes,
+                                      std::vector<versions::StoredRow>* afters, size_t* failed,
+                                      std::vector<std::vector<PkCell>>* written_keys) {
+  *failed = 0;
+  if (changes.empty()) return Status::Ok();
+  // One partition key: the first row's (a row without a key fails below, with its own error).
+  const RowChange& first = changes[0];
+  for (size_t i = 1; i < changes.size() && !first.primary_key.empty(); ++i) {
+    const auto& pk = changes[i].primary_key;
+    if (!pk.empty() && !(pk[0].value == first.primary_key[0].value)) {
+      *failed = i;
+      return TxnError(kDataOutOfRangePrefix, "Data out of scope of atomic. Atomic PartKey:" +
+                                                 PartKeyText(first.primary_key[0].value) +
+                                                 ". Data PartKey:" + PartKeyText(pk[0].value));
+    }
+  }
+  if (!session) {
+    auto partition = PartitionOf(table, first.primary_key);
+    if (!partition) return rows_.WriteAll(table, changes, afters, failed, written_keys);
+    {
+      std::lock_guard lock(mu_);
+      if (table_.Locked(*partition, clock_.NowMs())) {
+        return TxnError(kRowOperationConflictPrefix, kRowOperationConflictMessage);
+      }
+      table_.AddOutsideWriter(*partition);
+    }
+    Status written = rows_.WriteAll(table, changes, afters, failed, written_keys);
+    {
+      std::lock_guard lock(mu_);
+      table_.RemoveOutsideWriter(*partition);
+    }
+    outside_done_.notify_all();
+    return written;
+  }
+  // Inside a transaction: buffered one by one as Write buffers them, and put back as they were
+  // if one fails (the session is held by this request: nothing else changes the buffer).
+  Txn& txn = *session->txn_;
+  RowOverlay writes = txn.writes;
+  std::vector<streams::RowRecord> records = txn.stream_records;
+  const size_t bytes_written = txn.bytes_written;
+  if (afters) afters->clear();
+  for (size_t i = 0; i < changes.size(); ++i) {
+    versions::StoredRow after;
+    Status written =
+        Write(session, table, changes[i], i < request_bytes.size() ? request_bytes[i] : 0,
+              afters ? &after : nullptr);
+    if (!written) {
+      txn.writes = std::move(writes);
+      txn.stream_records = std::move(records);
+      txn.bytes_written = bytes_written;
+      *failed = i;
+      return written;
+    }
+    if (afters) afters->push_back(std::move(after));
+  }
+  if (written_keys) {
+    written_keys->clear();
+    for (const auto& c : changes) written_keys->push_back(c.primary_key);
+  }
   return Status::Ok();
 }
 

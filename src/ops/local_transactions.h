@@ -85,6 +85,21 @@ class LocalTransactions {
                size_t request_bytes, versions::StoredRow* after,
                std::vector<versions::PkCell>* written_key = nullptr);
 
+  // The rows of one table of an atomic BatchWriteRow (is_atomic), written all or none: with no
+  // session by RowOps::WriteAll (refused with OTSRowOperationConflict while a transaction locks
+  // the partition key); inside `session`'s transaction, all buffered or none (each as Write
+  // buffers it). Every row must have the first row's partition key, else OTSDataOutOfRange
+  // "Data out of scope of atomic. Atomic PartKey:a. Data PartKey:b" naming the first row's and
+  // the first other one (the service's text, the Java SDK's OTSAPIBehaviorTest). When a row
+  // fails, `*failed` is its index, its error is returned and nothing is written or buffered.
+  // `request_bytes[i]` counts row i toward the transaction's data limit; `afters` and
+  // `written_keys` as RowOps::WriteAll's.
+  Status WriteAtomic(Session* session, const model::TableDescriptor& table,
+                     const std::vector<RowChange>& changes,
+                     const std::vector<size_t>& request_bytes,
+                     std::vector<versions::StoredRow>* afters, size_t* failed,
+                     std::vector<std::vector<versions::PkCell>>* written_keys = nullptr);
+
   // GetRow inside a transaction: its own writes, else the stored row. OTSDataOutOfRange outside
   // its table and partition key.
   Result<std::optional<RowView>> Get(Session& session, const model::TableDescriptor& table,

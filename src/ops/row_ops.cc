@@ -30,6 +30,30 @@ bool Wanted(const versions::ReadSpec& spec, const std::string& name) {
          std::find(spec.columns.begin(), spec.columns.end(), name) != spec.columns.end();
 }
 
+// update_full_row (docs/tablestore.md, "Update full row"): every column of `row` that no cell of
+// `change` names gets its newest visible version put again at `now_ms`, so that an UpdateRow
+// leaves every column of the row stamped with its time. The puts, for the stream record.
+std::vector<streams::RecordColumn> RestampUntouched(StoredRow& row, const RowChange& change,
+                                                    const model::VersionOptions& options,
+                                                    int64_t now_ms) {
+  std::vector<streams::RecordColumn> puts;
+  for (auto& column : row.columns) {
+    bool named = std::any_of(change.cells.begin(), change.cells.end(),
+                             [&](const CellChange& c) { return c.column == column.name; });
+    if (named) continue;
+    const versions::Version* latest = versions::LatestVisible(column, options, now_ms);
+    if (!latest || latest->timestamp_ms == now_ms) continue;
+    model::CellValue value = latest->value;
+    versions::PutVersion(column, now_ms, value);
+    streams::RecordColumn put;
+    put.name = column.name;
+    put.value = std::move(value);
+    put.timestamp_ms = now_ms;
+    puts.push_back(std::move(put));
+  }
+  return puts;
+}
+
 size_t ViewBytes(const RowView& v) {
   size_t n = 0;
   for (const auto& c : v.primary_key) n += c.name.size() + versions::ValueSize(c.value);
@@ -168,13 +192,30 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
       }
       auto applied = ApplyUpdate(table, change, now_ms, *row);
       if (!applied) return applied.error();
-      // The stream shows the update as applied, before trimming (ops/row_stream_record.h).
-      if (record) *record = RowStreamRecord(change, now_ms, &*row);
+      std::vector<streams::RecordColumn> restamped;
+      if (schema.options.update_full_row) {
+        restamped = RestampUntouched(*row, change, schema.options, now_ms);
+      }
+      // The stream shows the update as applied, before trimming (ops/row_stream_record.h), the
+      // columns update_full_row stamped again after the request's own.
+      if (record) {
+        *record = RowStreamRecord(change, now_ms, &*row);
+        for (auto& put : restamped) (*record)->columns.push_back(std::move(put));
+      }
       versions::PurgeRow(*row, schema.options, now_ms, trimmed);
       // A row left with no cell is gone, as in the service's cell store (only PutRow makes a
       // row of its primary key alone).
       if (row->columns.empty()) row.reset();
       break;
+    }
+  }
+  if (record) {
+    if (!*record) *record = RowStreamRecord(change, now_ms, nullptr);
+    // The values the stream's origin columns had before the write (docs/tablestore.md,
+    // "Streams"): `old` is the row as the writer saw it, hidden versions included.
+    const model::StreamInfo* stream = table.enabled_stream();
+    if (stream && !stream->origin_columns.empty()) {
+      (*record)->origin = OriginColumns(old, stream->origin_columns, schema.options, now_ms);
     }
   }
   return row;
@@ -259,10 +300,7 @@ Status RowOps::Commit(const model::TableDescriptor& table, const RowChange& chan
   storage::WriteBatch batch(store_);
   if (old || row) {
     StageRowChange(batch, schema, key, old ? &*old : nullptr, row ? &*row : nullptr);
-    if (streamed) {
-      if (!record) record = RowStreamRecord(change, now_ms, nullptr);
-      streams_->AddRowRecord(batch, table, std::move(*record));
-    }
+    if (streamed) streams_->AddRowRecord(batch, table, std::move(*record));
   }
   if (sequence) {
     batch.Put(storage::Family::kSequences, sequence->first,

@@ -120,9 +120,11 @@ class RowOps {
   // transaction's writes left it; nullopt: no row) at `now_ms`: the allow-update (T10) and
   // write-window (T9) checks, the row existence and column conditions, the change itself and
   // the trimming of what the options hide (`trimmed` counts the versions dropped; may be null).
-  // `record` (may be null): an UpdateRow's stream record as the update applied it (a put's or
-  // delete's is made from the change alone, RowStreamRecord(change, now, nullptr)).
-  // nullopt: no row after the change. Errors as Write's; nothing is written. Write is this
+  // `record` (may be null): the write's stream record (ops/row_stream_record.h), an UpdateRow's
+  // as the update applied it, with the origin columns of the table's enabled stream taken from
+  // `old`. On a table with update_full_row an UpdateRow also stamps every column it does not
+  // name again at `now_ms` (docs/tablestore.md, "Update full row"). nullopt: no row after the
+  // change. Errors as Write's; nothing is written. Write is this
   // plus the row's lock, its read and its batch; ops/local_transactions.h buffers the result.
   Result<std::optional<versions::StoredRow>> Apply(const model::TableDescriptor& table,
                                                    const RowChange& change,
@@ -130,6 +132,20 @@ class RowOps {
                                                    int64_t now_ms, uint64_t* trimmed,
                                                    std::optional<streams::RowRecord>* record =
                                                        nullptr) const;
+
+  // Writes `changes` (rows of `table`, in order; a key may come more than once, each change
+  // then applying to the row the earlier ones left) all or none, as an atomic BatchWriteRow
+  // (ops/row_write_all.cc): each change is computed as Write computes it; if one fails, nothing
+  // is written, `*failed` is its index and its error is returned. Otherwise every row changed,
+  // with its purge-index, secondary-index and search-queue entries and the writes' stream
+  // records (in order), goes in one WriteBatch, under the locks of all the rows. `afters` (may
+  // be null) gets one row per change, as that change left it (empty after a delete). A change
+  // with the AUTO_INCREMENT placeholder gets its value as Write gives it (the partition keys'
+  // `sequences` records locked first, and written in the same batch); `written_keys` (may be
+  // null) gets each change's primary key as written.
+  Status WriteAll(const model::TableDescriptor& table, const std::vector<RowChange>& changes,
+                  std::vector<versions::StoredRow>* afters, size_t* failed,
+                  std::vector<std::vector<versions::PkCell>>* written_keys = nullptr);
 
   // The row stored under `key` (a `rows` key), or nullopt.
   Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;

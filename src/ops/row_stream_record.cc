@@ -1,5 +1,7 @@
 #include "ops/row_stream_record.h"
 
+#include "versions/visibility.h"
+
 namespace ttlstore::ops {
 
 streams::RowRecord RowStreamRecord(const RowChange& change, int64_t now_ms,
@@ -41,6 +43,26 @@ streams::RowRecord RowStreamRecord(const RowChange& change, int64_t now_ms,
     r.columns.push_back(std::move(c));
   }
   return r;
+}
+
+std::vector<streams::RecordColumn> OriginColumns(const std::optional<versions::StoredRow>& old,
+                                                 const std::vector<std::string>& names,
+                                                 const model::VersionOptions& options,
+                                                 int64_t now_ms) {
+  std::vector<streams::RecordColumn> out;
+  if (!old) return out;
+  for (const auto& name : names) {
+    const versions::Column* column = old->Find(name);
+    if (!column) continue;
+    const versions::Version* latest = versions::LatestVisible(*column, options, now_ms);
+    if (!latest) continue;
+    streams::RecordColumn c;
+    c.name = name;
+    c.value = latest->value;
+    c.timestamp_ms = latest->timestamp_ms;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace ttlstore::ops

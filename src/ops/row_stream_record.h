@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "ops/row_ops.h"
 #include "streams/row_record.h"
@@ -19,5 +22,14 @@ namespace ttlstore::ops {
 // A DeleteRow has the primary key only.
 streams::RowRecord RowStreamRecord(const RowChange& change, int64_t now_ms,
                                    const versions::StoredRow* applied);
+
+// A record's origin columns (streams::RowRecord::origin): for each of `names` (the stream's
+// origin columns, in order), a put of the newest version of that column visible in `old` (the
+// row before the write; nullopt: no row) at `now_ms`, with its value and timestamp. A column the
+// row did not have, or whose versions the options hide, is left out.
+std::vector<streams::RecordColumn> OriginColumns(const std::optional<versions::StoredRow>& old,
+                                                 const std::vector<std::string>& names,
+                                                 const model::VersionOptions& options,
+                                                 int64_t now_ms);
 
 }  // namespace ttlstore::ops

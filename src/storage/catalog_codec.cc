@@ -92,8 +92,9 @@ enum TablestoreTag : uint64_t {
   kTsDeviation = 5,      // varint
   kTsAllowUpdate = 6,    // varint 0/1
   // varint: the position of the AUTO_INCREMENT primary-key column; present only when the table
-  // has one (tags 8-11 are left to other Tablestore table settings).
+  // has one (tags 8-10 are left to other Tablestore table settings).
   kTsAutoIncrement = 7,
+  kTsUpdateFullRow = 11, // varint 1, present only when update_full_row is true
   // varint 0, present only when local transactions are disabled.
   kTsLocalTxnDisabled = 12,
   kTsIndex = 13,            // nested TsIndexTag fields, repeated in creation order
@@ -119,6 +120,7 @@ enum StreamTag : uint64_t {
   kStreamDisabledMs = 3,  // varint, 0 while enabled
   kStreamPolicy = 4,      // nested PolicyTag fields: the stream's resource-based policy
   kStreamExpirationHours = 5,  // varint; Tablestore streams only (absent: 0)
+  kStreamOriginColumn = 6,     // bytes, repeated in order; Tablestore streams only
 };
 
 // Fields inside a kIndex payload; persisted.
@@ -169,6 +171,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   if (int ai = ts.AutoIncrementColumn(); ai >= 0) {
     PutVarintField(&out, kTsAutoIncrement, static_cast<uint64_t>(ai));
   }
+  if (ts.options.update_full_row) PutVarintField(&out, kTsUpdateFullRow, 1);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
   for (const auto& ix : ts.indexes) {
     std::string p;
@@ -239,6 +242,10 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
       case kTsAutoIncrement:
         ok = GetVarintPayload(p, &v);
         auto_increment = v;
+        break;
+      case kTsUpdateFullRow:
+        ok = GetVarintPayload(p, &v);
+        ts->options.update_full_row = v != 0;
         break;
       case kTsLocalTxnDisabled: ts->local_transactions = false; break;
       case kTsIndex: ok = DecodeTsIndex(p, &ts->indexes.emplace_back()); break;
@@ -317,6 +324,7 @@ std::string EncodeStream(const model::StreamInfo& st) {
   if (st.expiration_hours > 0) {
     PutVarintField(&out, kStreamExpirationHours, static_cast<uint64_t>(st.expiration_hours));
   }
+  for (const auto& c : st.origin_columns) PutField(&out, kStreamOriginColumn, c);
   return out;
 }
 
@@ -327,6 +335,10 @@ bool DecodeStream(std::string_view in, model::StreamInfo* st) {
     if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
     if (tag == kStreamPolicy) {
       if (!DecodePolicy(p, &st->policy.emplace())) return false;
+      continue;
+    }
+    if (tag == kStreamOriginColumn) {
+      st->origin_columns.emplace_back(p);
       continue;
     }
     if (tag != kStreamCreatedMs && tag != kStreamViewType && tag != kStreamDisabledMs &&

@@ -59,6 +59,48 @@ bool GetValue(std::string_view* in, model::CellValue* v) {
 
 constexpr uint8_t kHasValue = 1, kHasTimestamp = 2;
 
+void PutColumns(std::string* out, const std::vector<RecordColumn>& columns) {
+  PutVarint64(out, columns.size());
+  for (const auto& c : columns) {
+    out->push_back(static_cast<char>(c.op));
+    PutLengthPrefixed(out, c.name);
+    out->push_back(
+        static_cast<char>((c.value ? kHasValue : 0) | (c.timestamp_ms ? kHasTimestamp : 0)));
+    if (c.value) PutValue(out, *c.value);
+    if (c.timestamp_ms) PutVarint64(out, static_cast<uint64_t>(*c.timestamp_ms));
+  }
+}
+
+bool GetColumns(std::string_view* in, std::vector<RecordColumn>* columns) {
+  uint64_t n = 0;
+  // Each column takes at least 3 bytes: the count cannot exceed what is left.
+  if (!GetVarint64(in, &n) || n > in->size()) return false;
+  std::string_view name;
+  for (uint64_t i = 0; i < n; ++i) {
+    RecordColumn c;
+    if (in->empty()) return false;
+    uint8_t op = static_cast<uint8_t>((*in)[0]);
+    if (op != 0 && op != 1 && op != 3) return false;
+    c.op = static_cast<ColumnOp>(op);
+    in->remove_prefix(1);
+    if (!GetLengthPrefixed(in, &name) || in->empty()) return false;
+    c.name.assign(name);
+    uint8_t flags = static_cast<uint8_t>((*in)[0]);
+    in->remove_prefix(1);
+    if (flags & ~(kHasValue | kHasTimestamp)) return false;
+    if (flags & kHasValue) {
+      if (!GetValue(in, &c.value.emplace())) return false;
+    }
+    if (flags & kHasTimestamp) {
+      uint64_t ts = 0;
+      if (!GetVarint64(in, &ts)) return false;
+      c.timestamp_ms = static_cast<int64_t>(ts);
+    }
+    columns->push_back(std::move(c));
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeRowRecord(const RowRecord& r) {
@@ -74,14 +116,10 @@ std::string EncodeRowRecord(const RowRecord& r) {
     PutLengthPrefixed(&out, name);
     PutValue(&out, value);
   }
-  PutVarint64(&out, r.columns.size());
-  for (const auto& c : r.columns) {
-    out.push_back(static_cast<char>(c.op));
-    PutLengthPrefixed(&out, c.name);
-    out.push_back(static_cast<char>((c.value ? kHasValue : 0) | (c.timestamp_ms ? kHasTimestamp : 0)));
-    if (c.value) PutValue(&out, *c.value);
-    if (c.timestamp_ms) PutVarint64(&out, static_cast<uint64_t>(*c.timestamp_ms));
-  }
+  PutColumns(&out, r.columns);
+  // The origin columns, only when there are some: records without them keep the format they
+  // had before origin columns existed.
+  if (!r.origin.empty()) PutColumns(&out, r.origin);
   return out;
 }
 
@@ -103,29 +141,8 @@ std::optional<RowRecord> DecodeRowRecord(std::string_view in) {
     if (!GetLengthPrefixed(&in, &name) || !GetValue(&in, &v)) return std::nullopt;
     r.primary_key.emplace_back(std::string(name), std::move(v));
   }
-  if (!GetVarint64(&in, &n) || n > in.size()) return std::nullopt;
-  for (uint64_t i = 0; i < n; ++i) {
-    RecordColumn c;
-    if (in.empty()) return std::nullopt;
-    uint8_t op = static_cast<uint8_t>(in[0]);
-    if (op != 0 && op != 1 && op != 3) return std::nullopt;
-    c.op = static_cast<ColumnOp>(op);
-    in.remove_prefix(1);
-    if (!GetLengthPrefixed(&in, &name) || in.empty()) return std::nullopt;
-    c.name.assign(name);
-    uint8_t flags = static_cast<uint8_t>(in[0]);
-    in.remove_prefix(1);
-    if (flags & ~(kHasValue | kHasTimestamp)) return std::nullopt;
-    if (flags & kHasValue) {
-      if (!GetValue(&in, &c.value.emplace())) return std::nullopt;
-    }
-    if (flags & kHasTimestamp) {
-      uint64_t ts = 0;
-      if (!GetVarint64(&in, &ts)) return std::nullopt;
-      c.timestamp_ms = static_cast<int64_t>(ts);
-    }
-    r.columns.push_back(std::move(c));
-  }
+  if (!GetColumns(&in, &r.columns)) return std::nullopt;
+  if (!in.empty() && (!GetColumns(&in, &r.origin) || r.origin.empty())) return std::nullopt;
   if (!in.empty()) return std::nullopt;
   return r;
 }

@@ -37,6 +37,10 @@ struct RowRecord {
   int64_t expires_ms = 0;
   std::vector<std::pair<std::string, model::CellValue>> primary_key;
   std::vector<RecordColumn> columns;  // kDeleteRow: none
+  // The values the stream's origin columns had before the write (model::StreamInfo::
+  // origin_columns): a put of the newest visible version of each such column the row had, in
+  // the stream's order. Empty when the stream names none or the row had none of them.
+  std::vector<RecordColumn> origin;
 };
 
 // The first byte of a row record's value (DynamoDB records start with 0x01).

@@ -172,9 +172,7 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
     return Error::Validation("Rows count exceeds the upper limit: 200.");
   }
   RETURN_IF_ERROR(CheckTableNames(names));
-  if (req.has_is_atomic() && req.is_atomic()) {
-    return Error::Validation("Atomic batch writes are not supported by ttlstore.");
-  }
+  const bool atomic = req.has_is_atomic() && req.is_atomic();
   // The service's messages for a request or a table without rows (its SDKs' tests).
   if (rows == 0 && req.tables_size() == 0) {
     return Error::Validation("No row is specified in BatchWriteRow.");
@@ -209,6 +207,13 @@ Result<std::string> BatchWriteRow(const Services& s, std::string_view body) {
   for (const auto& t : req.tables()) {
     auto* out = resp.add_tables();
     out->set_table_name(t.table_name());
+    if (atomic) {  // the table's rows all or none (atomic_batch.cc)
+      WriteTableAtomically(s, txn ? &*txn : nullptr, t,
+                           std::span<const Result<PbRow>>(decoded).subspan(next, t.rows_size()),
+                           out);
+      next += static_cast<size_t>(t.rows_size());
+      continue;
+    }
     auto found = FindTable(s, t.table_name());
     for (const auto& r : t.rows()) {
       auto* row = out->add_rows();

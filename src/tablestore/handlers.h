@@ -1,15 +1,18 @@
 // The Tablestore operations, one function each: parse the protobuf request, check it with the
 // service's messages, run it on the engine, and serialize the protobuf response. Grouped by
 // file: table_handlers.cc (table control plane), row_handlers.cc (single rows and GetRange),
-// batch_handlers.cc (BatchGetRow, BatchWriteRow), split_handler.cc (ComputeSplitPointsBySize), stream_handlers.cc
-// (ListStream, DescribeStream, GetShardIterator, GetStreamRecord).
+// batch_handlers.cc (BatchGetRow, BatchWriteRow; atomic_batch.cc its is_atomic rows),
+// split_handler.cc (ComputeSplitPointsBySize), stream_handlers.cc (ListStream, DescribeStream,
+// GetShardIterator, GetStreamRecord).
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "common/result.h"
+#include "tablestore/plainbuffer.h"
 #include "tablestore/tablestore.pb.h"
 #include "tablestore/request_shapes.h"
 #include "tablestore/search_shapes.h"
@@ -110,5 +113,14 @@ Status WriteChange(const Services& s, ops::LocalTransactions::Session* txn,
                    const model::TableDescriptor& table, const ops::RowChange& change,
                    size_t request_bytes, versions::StoredRow* after,
                    std::vector<versions::PkCell>* written_key);
+
+// The rows of table `t` of a BatchWriteRow with is_atomic (atomic_batch.cc), written all or
+// none (ops::LocalTransactions::WriteAtomic), inside `txn` if given; `decoded` holds its rows'
+// PlainBuffer, one per row. Fills `out`'s rows: all succeed, or all fail with the error of the
+// row that failed.
+void WriteTableAtomically(const Services& s, ops::LocalTransactions::Session* txn,
+                          const otspb::TableInBatchWriteRowRequest& t,
+                          std::span<const Result<PbRow>> decoded,
+                          otspb::TableInBatchWriteRowResponse* out);
 
 }  // namespace ttlstore::tablestore

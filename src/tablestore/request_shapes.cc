@@ -26,7 +26,8 @@ constexpr WireShape kTableMetaShape{kTableMeta};
 constexpr WireField kReservedThroughput[] = {{1, false, &kLeaf, CountRule::kNone}};
 constexpr WireShape kReservedThroughputShape{kReservedThroughput};
 
-constexpr WireField kStreamSpecification[] = {{3, true, nullptr, CountRule::kNone}};
+// columns_to_get: the stream's origin columns, held to the 1024 columns of a request.
+constexpr WireField kStreamSpecification[] = {{3, true, nullptr, CountRule::kColumns}};
 constexpr WireShape kStreamSpecificationShape{kStreamSpecification};
 
 constexpr WireField kReturnContent[] = {{2, true, nullptr, CountRule::kColumns}};

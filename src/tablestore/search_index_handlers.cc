@@ -112,10 +112,13 @@ Status CheckSearchIndexTtl(const Services& s, const model::VersionOptions& table
     return Error::Validation("TimeToLive must be -1 or at least " +
                              std::to_string(s.min_time_to_live) + " seconds.");
   }
-  if (ttl != -1 && table.allow_update) {
+  // With update_full_row an UpdateRow restamps the whole row, so the row ages out as one, as a
+  // search index's TTL assumes (the service's TableOptions page: to use that TTL with updates,
+  // set update_full_row and keep allow_update true).
+  if (ttl != -1 && table.allow_update && !table.update_full_row) {
     return Error::Validation(
         "The time to live of a search index can be set only when the table's allow_update is "
-        "false.");
+        "false or its update_full_row is true.");
   }
   if (table.time_to_live != -1 && (ttl == -1 || ttl > table.time_to_live)) {
     return Error::Validation("[table ttl] must be bigger than or equal search index ttl, but "

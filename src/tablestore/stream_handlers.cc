@@ -74,6 +74,27 @@ PbRow RecordRow(const streams::RowRecord& r) {
   return row;
 }
 
+// The PlainBuffer row of a record's origin columns: the key, then each column's value and
+// timestamp, as the Go SDK (api.go, GetStreamRecord) and the Java SDK
+// (PlainBufferConversion.toStreamRecord) read `origin_record`: a row with header, puts only.
+PbRow OriginRow(const streams::RowRecord& r) {
+  PbRow row;
+  for (const auto& [name, value] : r.primary_key) {
+    PbCell c;
+    c.name = name;
+    c.value = value;
+    row.primary_key.push_back(std::move(c));
+  }
+  for (const auto& col : r.origin) {
+    PbCell c;
+    c.name = col.name;
+    c.value = col.value;
+    c.timestamp = col.timestamp_ms;
+    row.attributes.push_back(std::move(c));
+  }
+  return row;
+}
+
 }  // namespace
 
 Result<std::string> ListStream(const Services& s, std::string_view body) {
@@ -199,6 +220,7 @@ Result<std::string> GetStreamRecord(const Services& s, std::string_view body) {
     seq.timestamp = r.created_ms * 1000;
     seq.row_index = static_cast<uint32_t>(r.seq & 0x7fffffff);
     out->set_record(EncodeStreamRow(RecordRow(r), seq));
+    if (!r.origin.empty()) out->set_origin_record(EncodeRow(OriginRow(r)));
   }
   if (!(settled && at_end)) {
     streams::ShardIterator next = *it;

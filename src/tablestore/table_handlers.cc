@@ -40,6 +40,8 @@ Status ApplyOptions(const Services& s, const pb::TableOptions& in, model::Versio
     out.max_time_deviation = d;
   }
   if (in.has_allow_update()) out.allow_update = in.allow_update();
+  // update_full_row is CreateTable's only (UpdateTable refuses it before this).
+  if (in.has_update_full_row()) out.update_full_row = in.update_full_row();
   return Status::Ok();
 }
 
@@ -48,6 +50,7 @@ void FillOptions(const model::VersionOptions& o, pb::TableOptions* out) {
   out->set_max_versions(o.max_versions);
   out->set_deviation_cell_version_in_sec(o.max_time_deviation);
   out->set_allow_update(o.allow_update);
+  out->set_update_full_row(o.update_full_row);
 }
 
 void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetails* out) {
@@ -56,9 +59,35 @@ void FillThroughput(const model::TableDescriptor& t, pb::ReservedThroughputDetai
   out->set_last_increase_time(t.creation_time_ms / 1000);
 }
 
-// StreamSpecification's expiration_time, in hours: the service's range (doc-detail/65466: "can
-// be set to a maximum of 24 hours").
-constexpr int32_t kMaxStreamExpirationHours = 24;
+// StreamSpecification's expiration_time, in hours: the service's range (its SDK pages for
+// UpdateTable, Go and .NET: "最大值为168(7天)", at most 168, 7 days; the SDKs' tests set 168).
+constexpr int32_t kMaxStreamExpirationHours = 168;
+
+// StreamSpecification's columns_to_get (the origin columns): attribute column names, each once
+// (their count is bounded by the wire check). Chosen texts (docs/tablestore.md, "Streams").
+Status CheckOriginColumns(const pb::StreamSpecification& spec,
+                          const std::vector<model::PrimaryKeyColumn>& primary_key) {
+  if (!spec.enable_stream()) {
+    return Error::Validation(
+        "columns_to_get of the stream can be set only when enable_stream is true.");
+  }
+  std::set<std::string> seen;
+  for (const auto& name : spec.columns_to_get()) {
+    if (!ValidName(name)) {
+      return Error::Validation("Invalid column name: '" + EchoForError(name) + "'.");
+    }
+    for (const auto& pk : primary_key) {
+      if (pk.name == name) {
+        return Error::Validation("The primary key column '" + EchoForError(name) +
+                                 "' cannot be in columns_to_get of the stream.");
+      }
+    }
+    if (!seen.insert(name).second) {
+      return Error::Validation("Duplicated column name: '" + EchoForError(name) + "'.");
+    }
+  }
+  return Status::Ok();
+}
 
 // Applies a StreamSpecification to `t` at `now_ms` (docs/tablestore.md, "Streams"). Enabling adds
 // a new stream (a new id: records of an earlier one are not readable through it); enabling a
@@ -66,6 +95,9 @@ constexpr int32_t kMaxStreamExpirationHours = 24;
 // and enabling again, as on the service. Disabling a table without an enabled stream is a no-op.
 Status ApplyStreamSpec(const pb::StreamSpecification& spec, int64_t now_ms,
                        model::TableDescriptor& t) {
+  if (spec.columns_to_get_size() > 0) {
+    RETURN_IF_ERROR(CheckOriginColumns(spec, t.tablestore->primary_key));
+  }
   // Streams disabled more than a day ago are forgotten (their records are trimmed by then).
   std::erase_if(t.streams, [&](const model::StreamInfo& st) {
     return st.disabled_ms != 0 && st.disabled_ms + 24LL * 3'600'000 < now_ms;
@@ -94,6 +126,7 @@ Status ApplyStreamSpec(const pb::StreamSpecification& spec, int64_t now_ms,
     st.created_ms = t.streams.back().created_ms + 1;
   }
   st.expiration_hours = hours;
+  st.origin_columns.assign(spec.columns_to_get().begin(), spec.columns_to_get().end());
   t.streams.push_back(st);
   return Status::Ok();
 }
@@ -105,6 +138,7 @@ void FillStreamDetails(const model::TableDescriptor& t, pb::StreamDetails* out) 
   out->set_stream_id(StreamIdText(t.name, st->created_ms));
   out->set_expiration_time(st->expiration_hours);
   out->set_last_enable_time(st->created_ms * 1000);  // microseconds, as creation_time
+  for (const auto& c : st->origin_columns) out->add_column_to_get(c);
 }
 
 }  // namespace
@@ -159,9 +193,6 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
 
   model::TableDescriptor spec;
   spec.name = meta.table_name();
-  if (req.has_stream_spec()) {
-    RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
-  }
   auto& ts = spec.tablestore.emplace();
   size_t auto_increment = 0;
   for (const auto& pk : meta.primary_key()) {
@@ -197,6 +228,10 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
     ts.defined_columns.push_back({dc.name(), static_cast<uint8_t>(dc.type())});
   }
   if (req.has_table_options()) RETURN_IF_ERROR(ApplyOptions(s, req.table_options(), ts.options));
+  // After the key: the stream's origin columns may not name a primary-key column.
+  if (req.has_stream_spec()) {
+    RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
+  }
   // Local transactions unless the request says false (docs/tablestore.md, "Local transactions"),
   // never with an AUTO_INCREMENT column ("Auto-increment primary keys").
   if (req.has_enable_local_txn()) ts.local_transactions = req.enable_local_txn();
@@ -243,6 +278,13 @@ Result<std::string> UpdateTable(const Services& s, std::string_view body) {
   RETURN_IF_ERROR(AuthorizeTable(s, req.table_name()));
   if (!req.has_table_options() && !req.has_reserved_throughput() && !req.has_stream_spec()) {
     return Error::Validation("No parameter is specified in table options.");
+  }
+  // The service refuses update_full_row in UpdateTable, true or false (the Go SDK's
+  // TestUpdateAndDescribeTable expects an error containing "contain updateFullRow"; the rest of
+  // the text is Chosen).
+  if (req.has_table_options() && req.table_options().has_update_full_row()) {
+    return Error::Validation(
+        "UpdateTable can not contain updateFullRow: it is set at CreateTable only.");
   }
   if (req.has_table_options()) {
     const auto& o = req.table_options();

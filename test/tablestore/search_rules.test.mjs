@@ -111,7 +111,7 @@ describe('tablestore search index rules (T11, T12)', () => {
       "Don't support allow update operation on table with index and ttl");
     // A search-index TTL needs allow_update false too.
     await expectOtsError(client.updateSearchIndex({ tableName: t2, indexName: 'ix', timeToLive: 100 }), ...BAD,
-      "The time to live of a search index can be set only when the table's allow_update is false.");
+      "The time to live of a search index can be set only when the table's allow_update is false or its update_full_row is true.");
     await options(t2, { allowUpdate: false });
     await client.updateSearchIndex({ tableName: t2, indexName: 'ix', timeToLive: 100 });
     await options(t2, { timeToLive: 200 });

@@ -298,5 +298,53 @@ TEST_F(LocalTxnTest, CommitOfATransactionWhoseTableWasDeletedWritesNothing) {
   EXPECT_EQ(txns_->open(), 0u);
 }
 
+TEST_F(LocalTxnTest, AtomicBatchesAreOnePartitionKeyAllOrNone) {
+  std::vector<size_t> bytes(3, 10);
+  size_t failed = 99;
+  // Rows of two partition keys: the service's message, naming the first and the first other.
+  std::vector<RowChange> rows{Put("0", 1, 1), Put("0", 2, 2), Put("1", 3, 3)};
+  Status st = txns_->WriteAtomic(nullptr, *Table(), rows, bytes, nullptr, &failed);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message(),
+            std::string(kDataOutOfRangePrefix) +
+                "Data out of scope of atomic. Atomic PartKey:0. Data PartKey:1");
+  EXPECT_EQ(failed, 2u);
+  EXPECT_EQ(Read("0", 1), -1);
+  // One partition key: all written.
+  rows = {Put("a", 1, 1), Put("a", 2, 2), Delete("a", 1)};
+  ASSERT_TRUE(txns_->WriteAtomic(nullptr, *Table(), rows, bytes, nullptr, &failed).ok());
+  EXPECT_EQ(Read("a", 1), -1);
+  EXPECT_EQ(Read("a", 2), 2);
+  // While a transaction locks the partition key, refused from outside.
+  std::string id = Start("a");
+  st = txns_->WriteAtomic(nullptr, *Table(), rows, bytes, nullptr, &failed);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(st.error().message().starts_with(kRowOperationConflictPrefix));
+  // Inside the transaction: a failing row leaves the transaction's buffer as it was.
+  ASSERT_TRUE(WriteIn(id, Put("a", 5, 5)).ok());
+  RowChange must_not_exist = Put("a", 5, 6);
+  must_not_exist.condition = RowExistence::kExpectNotExist;
+  rows = {Put("a", 6, 6), must_not_exist};
+  {
+    auto session = Use(id);
+    st = txns_->WriteAtomic(&session, *Table(), rows, bytes, nullptr, &failed);
+  }
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kConditionalCheckFailed);
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(Read("a", 6, id), -1);
+  EXPECT_EQ(Read("a", 5, id), 5);
+  rows = {Put("a", 6, 6), Put("a", 7, 7)};
+  {
+    auto session = Use(id);
+    ASSERT_TRUE(txns_->WriteAtomic(&session, *Table(), rows, bytes, nullptr, &failed).ok());
+  }
+  EXPECT_EQ(Read("a", 7), -1);  // not before the commit
+  ASSERT_TRUE(txns_->Commit(Use(id)).ok());
+  EXPECT_EQ(Read("a", 5), 5);
+  EXPECT_EQ(Read("a", 6), 6);
+  EXPECT_EQ(Read("a", 7), 7);
+}
+
 }  // namespace
 }  // namespace ttlstore::ops

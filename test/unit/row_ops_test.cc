@@ -280,6 +280,91 @@ TEST_F(RowOpsTest, UpdateThatLeavesNoCellDeletesTheRowButKeyOnlyPutKeepsIt) {
   EXPECT_EQ((*row)->primary_key.size(), 1u);
 }
 
+TEST_F(RowOpsTest, UpdateFullRowStampsEveryColumnAgain) {
+  auto set_full_row = [&](bool on) {
+    ASSERT_TRUE(catalog_->Update("versions", [&](model::TableDescriptor& t) {
+      t.tablestore->options.update_full_row = on;
+      t.tablestore->options.max_versions = 2;
+      return Status::Ok();
+    }, Front::kTablestore).ok());
+  };
+  set_full_row(false);
+  RowChange put;
+  put.kind = RowChange::Kind::kPut;
+  put.primary_key = Pk("f");
+  put.cells.push_back({CellChange::Kind::kPut, "a", CellValue::Integer(1), kNow - 1000});
+  put.cells.push_back({CellChange::Kind::kPut, "b", CellValue::Integer(2), kNow - 1000});
+  ASSERT_TRUE(rows_->Write(*Table(), put).ok());
+  RowChange update;
+  update.kind = RowChange::Kind::kUpdate;
+  update.primary_key = Pk("f");
+  update.cells.push_back({CellChange::Kind::kPut, "a", CellValue::Integer(3), std::nullopt});
+  versions::StoredRow after;
+  // Without the option, only the named column changes.
+  ASSERT_TRUE(rows_->Write(*Table(), update, &after).ok());
+  EXPECT_EQ(after.Find("b")->versions.size(), 1u);
+  EXPECT_EQ(after.Find("b")->versions[0].timestamp_ms, kNow - 1000);
+  // With it, every other column gets its newest value again, stamped with the write's time.
+  set_full_row(true);
+  clock_.Advance(10);
+  ASSERT_TRUE(rows_->Write(*Table(), update, &after).ok());
+  const versions::Column* b = after.Find("b");
+  ASSERT_EQ(b->versions.size(), 2u);
+  EXPECT_EQ(b->versions[0].timestamp_ms, kNow + 10);
+  EXPECT_EQ(b->versions[0].value, CellValue::Integer(2));
+  EXPECT_EQ(after.Find("a")->versions[0].timestamp_ms, kNow + 10);
+  EXPECT_EQ(after.Find("a")->versions[0].value, CellValue::Integer(3));
+  // A PutRow is whole anyway; a new row has nothing to stamp again.
+  update.primary_key = Pk("new");
+  ASSERT_TRUE(rows_->Write(*Table(), update, &after).ok());
+  EXPECT_EQ(after.columns.size(), 1u);
+}
+
+TEST_F(RowOpsTest, WriteAllWritesEveryRowOrNone) {
+  auto put = [](const std::string& id, int64_t v, RowExistence cond = RowExistence::kIgnore) {
+    RowChange c;
+    c.kind = RowChange::Kind::kPut;
+    c.primary_key = Pk(id);
+    c.condition = cond;
+    c.cells.push_back({CellChange::Kind::kPut, "col", CellValue::Integer(v), std::nullopt});
+    return c;
+  };
+  ASSERT_TRUE(PutVersion("x", kNow, 1).ok());
+  // The third change's condition fails: nothing of the first two is written.
+  std::vector<RowChange> changes{put("y", 2), put("z", 3),
+                                 put("x", 4, RowExistence::kExpectNotExist)};
+  size_t failed = 99;
+  Status st = rows_->WriteAll(*Table(), changes, nullptr, &failed);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kConditionalCheckFailed);
+  EXPECT_EQ(failed, 2u);
+  versions::ReadSpec spec;
+  EXPECT_FALSE(rows_->Get(*Table(), Pk("y"), spec)->has_value());
+  EXPECT_FALSE(rows_->Get(*Table(), Pk("z"), spec)->has_value());
+  // A key twice: the second change sees the first one's row (EXPECT_EXIST passes on a row the
+  // batch itself made), and the row ends as the last change left it.
+  RowChange inc;
+  inc.kind = RowChange::Kind::kUpdate;
+  inc.primary_key = Pk("y");
+  inc.condition = RowExistence::kExpectExist;
+  inc.cells.push_back({CellChange::Kind::kIncrement, "col", CellValue::Integer(5), std::nullopt});
+  RowChange del;
+  del.kind = RowChange::Kind::kDelete;
+  del.primary_key = Pk("x");
+  changes = {put("y", 2), inc, put("z", 3), del};
+  std::vector<versions::StoredRow> afters;
+  ASSERT_TRUE(rows_->WriteAll(*Table(), changes, &afters, &failed).ok());
+  ASSERT_EQ(afters.size(), 4u);
+  EXPECT_EQ(afters[0].Find("col")->versions[0].value, CellValue::Integer(2));
+  EXPECT_EQ(afters[1].Find("col")->versions[0].value, CellValue::Integer(7));
+  EXPECT_TRUE(afters[3].columns.empty());
+  auto y = rows_->Get(*Table(), Pk("y"), spec);
+  ASSERT_TRUE(y.ok() && y->has_value());
+  EXPECT_EQ((*y)->columns[0].versions[0].value, CellValue::Integer(7));
+  EXPECT_TRUE(rows_->Get(*Table(), Pk("z"), spec)->has_value());
+  EXPECT_FALSE(rows_->Get(*Table(), Pk("x"), spec)->has_value());
+}
+
 TEST_F(RowOpsTest, DeleteTableDropsRowsAndTablesAreInvisibleToTheOtherFront) {
   ASSERT_TRUE(PutVersion("r", kNow, 1).ok());
   EXPECT_EQ(catalog_->Find("versions"), nullptr);  // the DynamoDB front end does not see it

@@ -103,6 +103,53 @@ TEST(RowRecordCodec, RefusesWhatItDidNotWrite) {
   EXPECT_EQ(streams::RecordExpiresMs(ddb_bytes), 1000 + streams::kRetentionMs);
 }
 
+TEST(RowRecordCodec, OriginColumnsRoundTripAndRecordsWithoutThemKeepTheirFormat) {
+  RowRecord r = Sample();
+  const std::string plain = streams::EncodeRowRecord(r);
+  r.origin.push_back({ColumnOp::kPut, "i", CellValue::Integer(6), 8});
+  r.origin.push_back({ColumnOp::kPut, "s", CellValue::String("old"), 3});
+  const std::string bytes = streams::EncodeRowRecord(r);
+  // The origin columns follow the columns; a record without them is byte for byte as before.
+  EXPECT_EQ(bytes.substr(0, plain.size()), plain);
+  auto back = streams::DecodeRowRecord(bytes);
+  ASSERT_TRUE(back);
+  ExpectSame(r, *back);
+  ASSERT_EQ(back->origin.size(), 2u);
+  EXPECT_EQ(back->origin[1].name, "s");
+  EXPECT_EQ(back->origin[1].value, CellValue::String("old"));
+  EXPECT_EQ(back->origin[1].timestamp_ms, 3);
+  EXPECT_TRUE(streams::DecodeRowRecord(plain)->origin.empty());
+  for (size_t n = plain.size() + 1; n < bytes.size(); ++n) {
+    EXPECT_FALSE(streams::DecodeRowRecord(bytes.substr(0, n))) << "truncated to " << n;
+  }
+  // An empty origin list is never written, so it is refused, as trailing bytes are.
+  EXPECT_FALSE(streams::DecodeRowRecord(plain + std::string(1, '\0')));
+  EXPECT_FALSE(streams::DecodeRowRecord(bytes + "x"));
+}
+
+TEST(RowStreamRecord, OriginColumnsAreTheNewestVisibleVersionsBeforeTheWrite) {
+  model::VersionOptions options;
+  options.max_versions = 2;
+  options.time_to_live = 100;  // seconds
+  const int64_t now = 1'000'000;
+  versions::StoredRow old;
+  versions::PutVersion(old.FindOrAdd("a"), now - 10, CellValue::String("a2"));
+  versions::PutVersion(old.FindOrAdd("a"), now - 20, CellValue::String("a1"));
+  versions::PutVersion(old.FindOrAdd("gone"), now - 200'000, CellValue::Integer(1));  // aged out
+  versions::PutVersion(old.FindOrAdd("b"), now - 5, CellValue::Integer(7));
+  auto origin = ops::OriginColumns(old, {"b", "missing", "gone", "a"}, options, now);
+  ASSERT_EQ(origin.size(), 2u);
+  EXPECT_EQ(origin[0].name, "b");  // the stream's order
+  EXPECT_EQ(origin[0].op, ColumnOp::kPut);
+  EXPECT_EQ(origin[0].value, CellValue::Integer(7));
+  EXPECT_EQ(origin[0].timestamp_ms, now - 5);
+  EXPECT_EQ(origin[1].name, "a");  // the newest version only
+  EXPECT_EQ(origin[1].value, CellValue::String("a2"));
+  EXPECT_EQ(origin[1].timestamp_ms, now - 10);
+  EXPECT_TRUE(ops::OriginColumns(std::nullopt, {"a"}, options, now).empty());
+  EXPECT_TRUE(ops::OriginColumns(old, {}, options, now).empty());
+}
+
 TEST(RowStreamRecord, EachCellChangeInRequestOrder) {
   ops::RowChange change;
   change.kind = ops::RowChange::Kind::kUpdate;
@@ -308,6 +355,65 @@ TEST_F(StreamStoreTest, RecordsExpireAfterTheStreamsExpirationTime) {
   e = tablestore::ToOtsError(bad.error());
   EXPECT_EQ(e.code, "OTSParameterInvalid");
   EXPECT_EQ(e.message, tablestore::kInvalidIteratorMessage);
+}
+
+TEST_F(StreamStoreTest, OriginRecordsCarryTheValuesBeforeEachWrite) {
+  // A second table whose stream names origin columns.
+  otspb::CreateTableRequest create;
+  create.mutable_table_meta()->set_table_name("o");
+  auto* pk = create.mutable_table_meta()->add_primary_key();
+  pk->set_name("pk");
+  pk->set_type(otspb::STRING);
+  create.mutable_reserved_throughput()->mutable_capacity_unit();
+  create.mutable_stream_spec()->set_enable_stream(true);
+  create.mutable_stream_spec()->set_expiration_time(168);
+  create.mutable_stream_spec()->add_columns_to_get("c");
+  create.mutable_stream_spec()->add_columns_to_get("d");
+  ASSERT_TRUE(tablestore::CreateTable(*services_, create.SerializeAsString()).ok());
+  ops::TablePtr t = catalog_->Find("o", ops::Front::kTablestore);
+  ASSERT_EQ(t->enabled_stream()->origin_columns, (std::vector<std::string>{"c", "d"}));
+  ASSERT_EQ(t->enabled_stream()->expiration_hours, 168);
+
+  ops::RowChange put;
+  put.primary_key = {{"pk", CellValue::String("k")}};
+  put.cells.push_back({ops::CellChange::Kind::kPut, "c", CellValue::String("ori"), std::nullopt});
+  put.cells.push_back({ops::CellChange::Kind::kPut, "e", CellValue::Integer(1), std::nullopt});
+  ASSERT_TRUE(rows_->Write(*t, put).ok());
+  const int64_t put_ms = clock_.NowMs();
+  clock_.Advance(5);
+  ops::RowChange update;
+  update.kind = ops::RowChange::Kind::kUpdate;
+  update.primary_key = put.primary_key;
+  update.cells.push_back(
+      {ops::CellChange::Kind::kPut, "c", CellValue::String("tar"), std::nullopt});
+  ASSERT_TRUE(rows_->Write(*t, update).ok());
+  clock_.Advance(5);
+  ops::RowChange del;
+  del.kind = ops::RowChange::Kind::kDelete;
+  del.primary_key = put.primary_key;
+  ASSERT_TRUE(rows_->Write(*t, del).ok());
+
+  streams::ShardIterator it;
+  it.stream_arn = tablestore::StreamIdText("o", t->enabled_stream()->created_ms);
+  it.issued_ms = clock_.NowMs();
+  otspb::GetStreamRecordResponse resp;
+  ASSERT_TRUE(Records(streams::EncodeShardIterator(it), &resp).ok());
+  ASSERT_EQ(resp.stream_records_size(), 3);
+  // The PutRow of a new row: no origin record (the row had none of the columns).
+  EXPECT_FALSE(resp.stream_records(0).has_origin_record());
+  // The UpdateRow and the DeleteRow: the key, then c as it was before (d never existed).
+  for (int i : {1, 2}) {
+    ASSERT_TRUE(resp.stream_records(i).has_origin_record()) << i;
+    auto origin = tablestore::DecodeRow(resp.stream_records(i).origin_record());
+    ASSERT_TRUE(origin.ok()) << origin.error().message();
+    ASSERT_EQ(origin->primary_key.size(), 1u);
+    EXPECT_EQ(origin->primary_key[0].value, CellValue::String("k"));
+    ASSERT_EQ(origin->attributes.size(), 1u);
+    EXPECT_EQ(origin->attributes[0].name, "c");
+    EXPECT_EQ(origin->attributes[0].op, tablestore::CellOp::kNone);
+    EXPECT_EQ(origin->attributes[0].value, CellValue::String(i == 1 ? "ori" : "tar"));
+    EXPECT_EQ(origin->attributes[0].timestamp, i == 1 ? put_ms : put_ms + 5);
+  }
 }
 
 TEST_F(StreamStoreTest, TheRecordIsInTheRowsBatch) {
