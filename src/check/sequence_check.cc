@@ -25,13 +25,15 @@ Status CheckTableRows(const storage::Store& store, const model::TableDescriptor&
     ASSIGN_OR_RETURN(raw, store.Get(storage::Family::kSequences, partition));
     std::optional<int64_t> last = raw ? versions::DecodeSequenceValue(*raw) : std::nullopt;
     if (!raw) {
-      problem(fmt::format("table {} has rows of a partition key without its auto-increment "
-                          "record",
-                          t.name));
+      problem(
+          fmt::format("table {} has rows of a partition key without its auto-increment "
+                      "record",
+                      t.name));
     } else if (last && *last < largest) {
-      problem(fmt::format("table {}: a partition key's auto-increment record ({}) is below one "
-                          "of its rows' values ({})",
-                          t.name, *last, largest));
+      problem(
+          fmt::format("table {}: a partition key's auto-increment record ({}) is below one "
+                      "of its rows' values ({})",
+                      t.name, *last, largest));
     }
     return Status::Ok();
   };
@@ -58,14 +60,14 @@ Status CheckTableRows(const storage::Store& store, const model::TableDescriptor&
 }  // namespace
 
 Status CheckSequences(const storage::Store& store,
-                      const std::map<uint32_t, model::TableDescriptor>& tables,
-                      uint64_t* records, const std::function<void(std::string)>& problem) {
+                      const std::map<uint32_t, model::TableDescriptor>& tables, uint64_t* records,
+                      const std::function<void(std::string)>& problem) {
   for (const auto& [id, t] : tables) {
     if (HasAutoIncrement(t)) RETURN_IF_ERROR(CheckTableRows(store, t, problem));
   }
   // Rule 2: every record.
-  auto it = store.ScanFamily(storage::Family::kSequences, "", std::string(5, '\xff'), false,
-                             nullptr);
+  auto it =
+      store.ScanFamily(storage::Family::kSequences, "", std::string(5, '\xff'), false, nullptr);
   for (; it->Valid(); it->Next()) {
     ++*records;
     std::string_view key = it->key();
@@ -77,9 +79,10 @@ Status CheckSequences(const storage::Store& store,
     }
     auto t = tables.find(table_id);
     if (t == tables.end() || !HasAutoIncrement(t->second)) {
-      problem(fmt::format("an auto-increment record belongs to table id {}, which is not a live "
-                          "table with an AUTO_INCREMENT column",
-                          table_id));
+      problem(
+          fmt::format("an auto-increment record belongs to table id {}, which is not a live "
+                      "table with an AUTO_INCREMENT column",
+                      table_id));
       continue;
     }
     if (!versions::DecodeSequenceValue(it->value())) {
@@ -92,9 +95,10 @@ Status CheckSequences(const storage::Store& store,
     const std::vector<model::PrimaryKeyColumn> first_column(schema.begin(), schema.begin() + 1);
     std::vector<versions::PkCell> first;
     if (!versions::DecodeRowKey(key, first_column, &first)) {
-      problem(fmt::format("an auto-increment record of table {} has a key that is not a "
-                          "partition key",
-                          t->second.name));
+      problem(
+          fmt::format("an auto-increment record of table {} has a key that is not a "
+                      "partition key",
+                      t->second.name));
     }
   }
   return it->status();

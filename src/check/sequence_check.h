@@ -21,7 +21,7 @@ namespace ttlstore::check {
 
 // Reports each problem through `problem`; counts the records in *records.
 Status CheckSequences(const storage::Store& store,
-                      const std::map<uint32_t, model::TableDescriptor>& tables,
-                      uint64_t* records, const std::function<void(std::string)>& problem);
+                      const std::map<uint32_t, model::TableDescriptor>& tables, uint64_t* records,
+                      const std::function<void(std::string)>& problem);
 
 }  // namespace ttlstore::check

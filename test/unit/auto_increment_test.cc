@@ -146,9 +146,8 @@ class AutoIncrementRowsTest : public ::testing::Test {
   }
   ops::TablePtr Table() { return catalog_->Find("timeline", ops::Front::kTablestore); }
 
-  static ops::RowChange Change(ops::RowChange::Kind kind, const std::string& user,
-                               CellValue seq, ops::RowExistence condition =
-                                                  ops::RowExistence::kIgnore) {
+  static ops::RowChange Change(ops::RowChange::Kind kind, const std::string& user, CellValue seq,
+                               ops::RowExistence condition = ops::RowExistence::kIgnore) {
     ops::RowChange c;
     c.kind = kind;
     c.primary_key = {{"user", CellValue::String(user)}, {"seq", std::move(seq)}};
@@ -173,9 +172,8 @@ class AutoIncrementRowsTest : public ::testing::Test {
   bool Exists(const std::string& user, int64_t seq) {
     versions::ReadSpec spec;
     spec.max_versions = 1;
-    auto r = rows_->Get(*Table(), {{"user", CellValue::String(user)},
-                                   {"seq", CellValue::Integer(seq)}},
-                        spec);
+    auto r = rows_->Get(
+        *Table(), {{"user", CellValue::String(user)}, {"seq", CellValue::Integer(seq)}}, spec);
     EXPECT_TRUE(r.ok());
     return r.ok() && r->has_value();
   }
@@ -197,7 +195,7 @@ TEST_F(AutoIncrementRowsTest, ValuesRisePerPartitionKeyAndAreTimeBased) {
   EXPECT_EQ(a1, kNow * 1000);  // the write's time in microseconds
   int64_t a2 = PutNew("a");    // same millisecond: one above
   EXPECT_EQ(a2, a1 + 1);
-  int64_t b1 = PutNew("b");    // another partition key starts from the time again
+  int64_t b1 = PutNew("b");  // another partition key starts from the time again
   EXPECT_EQ(b1, kNow * 1000);
   clock_.Advance(5);
   int64_t a3 = PutNew("a");
@@ -216,9 +214,9 @@ TEST_F(AutoIncrementRowsTest, NeverGoesBackAcrossAReopenOrADeleteOrAClockSetBack
     last = v;
   }
   // The row holding the last value is deleted; the process "restarts" and its clock is behind.
-  ASSERT_TRUE(rows_->Write(*Table(), Change(ops::RowChange::Kind::kDelete, "a",
-                                            CellValue::Integer(last)))
-                  .ok());
+  ASSERT_TRUE(
+      rows_->Write(*Table(), Change(ops::RowChange::Kind::kDelete, "a", CellValue::Integer(last)))
+          .ok());
   Close();
   clock_.Set(kNow - 3'600'000);
   Open();
@@ -293,9 +291,9 @@ TEST_F(AutoIncrementRowsTest, CheckFindsARowAboveItsRecordAndAnOrphanRecord) {
   int64_t v = PutNew("a");
   // A row slipped in under a value the record never issued (what no writer can do).
   {
-    auto key = versions::EncodeRowKey(Table()->id, Table()->tablestore->primary_key,
-                                      {{"user", CellValue::String("a")},
-                                       {"seq", CellValue::Integer(v + 10)}});
+    auto key = versions::EncodeRowKey(
+        Table()->id, Table()->tablestore->primary_key,
+        {{"user", CellValue::String("a")}, {"seq", CellValue::Integer(v + 10)}});
     ASSERT_TRUE(key.ok());
     versions::StoredRow row;
     versions::PutVersion(row.FindOrAdd("msg"), kNow, CellValue::String("x"));
@@ -336,8 +334,8 @@ TEST_F(AutoIncrementRowsTest, TheStreamRecordCarriesTheGeneratedKey) {
   rows_->set_streams(&log);
   int64_t v = PutNew("a");
   std::vector<std::vector<std::pair<std::string, CellValue>>> keys;
-  auto it = store_->ScanFamily(storage::Family::kStreams, "", std::string(8, '\xff'), false,
-                               nullptr);
+  auto it =
+      store_->ScanFamily(storage::Family::kStreams, "", std::string(8, '\xff'), false, nullptr);
   for (; it->Valid(); it->Next()) {
     if (it->value().empty() || it->value()[0] != streams::kRowRecordFormat) continue;
     auto record = streams::DecodeRowRecord(it->value());
@@ -379,8 +377,8 @@ TEST(AutoIncrementFrontEnd, WhereThePlaceholderMayBe) {
   auto bound = tablestore::BoundOf(one);
   ASSERT_FALSE(bound.ok());
   EXPECT_EQ(bound.error().message(), "PKAutoIncr can't be used for read operations.");
-  auto two = tablestore::PutChangeOf(Row({{"user", CellValue::String("a")}, {"seq", ph},
-                                          {"more", ph}}));
+  auto two =
+      tablestore::PutChangeOf(Row({{"user", CellValue::String("a")}, {"seq", ph}, {"more", ph}}));
   ASSERT_FALSE(two.ok());
   EXPECT_EQ(two.error().message(), "2 pk auto increment exist in row.");
 }
