@@ -96,8 +96,8 @@ Result<BackupRecord> ExportTable(const storage::Store& store, const model::Table
     auto seq = store.ScanFamily(storage::Family::kSequences, prefix,
                                 storage::PrefixSuccessor(prefix), false, nullptr);
     for (; seq->Valid(); seq->Next()) {
-      if (Status s = writer->Add(RecordKind::kSequence, seq->key().substr(kTableIdBytes),
-                                 seq->value());
+      if (Status s =
+              writer->Add(RecordKind::kSequence, seq->key().substr(kTableIdBytes), seq->value());
           !s) {
         return s.error();
       }
@@ -260,7 +260,8 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
         }
         ASSIGN_OR_RETURN(seq_key,
                          versions::SequenceKey(table.id, table.tablestore->primary_key, pk[0]));
-        std::optional<int64_t> v = versions::AutoIncrementValueOf(table.tablestore->primary_key, pk);
+        std::optional<int64_t> v =
+            versions::AutoIncrementValueOf(table.tablestore->primary_key, pk);
         if (!v) return Error::Validation("backup file holds a corrupt row key");
         if (seq_key != partition || *v > partition_max) {
           if (seq_key != partition) partition = seq_key;

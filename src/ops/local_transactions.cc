@@ -202,8 +202,8 @@ Status LocalTransactions::CheckInScope(const Txn& txn, const model::TableDescrip
 }
 
 Status LocalTransactions::Write(Session* session, const model::TableDescriptor& table,
-                                const RowChange& change, size_t request_bytes,
-                                StoredRow* after, std::vector<PkCell>* written_key) {
+                                const RowChange& change, size_t request_bytes, StoredRow* after,
+                                std::vector<PkCell>* written_key) {
   if (!session) {
     // Outside any transaction: refused while one locks the partition key, and counted as under
     // way meanwhile (Start waits for it). A key that does not encode gets RowOps' error.

@@ -139,8 +139,7 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
   }
   if (condition != RowExistence::kIgnore || change.column_condition) {
     bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
-    if (condition != RowExistence::kIgnore &&
-        exists != (condition == RowExistence::kExpectExist)) {
+    if (condition != RowExistence::kIgnore && exists != (condition == RowExistence::kExpectExist)) {
       return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
     }
     // The column condition sees every visible version of every column of the row as stored
@@ -221,8 +220,8 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
   return row;
 }
 
-Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change,
-                     StoredRow* after, std::vector<PkCell>* written_key) {
+Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change, StoredRow* after,
+                     std::vector<PkCell>* written_key) {
   const auto& schema = *table.tablestore;
   const int ai = schema.AutoIncrementColumn();
   if (ai >= 0 && static_cast<size_t>(ai) < change.primary_key.size() &&
@@ -241,8 +240,8 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   return Status::Ok();
 }
 
-Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChange& change,
-                              int ai, StoredRow* after, std::vector<PkCell>* written_key) {
+Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChange& change, int ai,
+                              StoredRow* after, std::vector<PkCell>* written_key) {
   const auto& schema = *table.tablestore;
   if (change.primary_key.empty()) return Error::Validation("The primary key is empty.");
   auto sequence_key = versions::SequenceKey(table.id, schema.primary_key, change.primary_key[0]);

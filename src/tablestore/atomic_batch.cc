@@ -57,8 +57,7 @@ void WriteTableAtomically(const Services& s, ops::LocalTransactions::Session* tx
   std::vector<versions::StoredRow> afters;
   std::vector<std::vector<versions::PkCell>> written_keys;  // generated values in place
   auto found = FindTable(s, t.table_name());
-  Status written = found ? WriteGroup(s, txn, **found, t, decoded, &changes, &afters,
-                                      &written_keys)
+  Status written = found ? WriteGroup(s, txn, **found, t, decoded, &changes, &afters, &written_keys)
                          : Status(found.error());
   if (!written) {
     // Nothing of the table was written: every row says why, with the error of the row that
@@ -83,8 +82,8 @@ void WriteTableAtomically(const Services& s, ops::LocalTransactions::Session* tx
                                change.condition != ops::RowExistence::kIgnore);
     FillConsumed(c.read, c.write, row->mutable_consumed());
     if (t.rows(i).has_return_content() && static_cast<size_t>(i) < afters.size()) {
-      const auto& key = static_cast<size_t>(i) < written_keys.size() ? written_keys[i]
-                                                                     : change.primary_key;
+      const auto& key =
+          static_cast<size_t>(i) < written_keys.size() ? written_keys[i] : change.primary_key;
       auto returned = ReturnedRow(t.rows(i).return_content(), key, afters[i],
                                   table.tablestore->options, now_ms);
       if (returned) row->set_row(EncodeRow(*returned));
