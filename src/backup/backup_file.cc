@@ -220,7 +220,7 @@ Result<bool> BackupReader::Next(RecordKind* kind, std::string* key, std::string*
     }
     return false;
   }
-  if (k != 'I' && k != 'R') return Damaged(path_, "unknown record kind");
+  if (k != 'I' && k != 'R' && k != 'S') return Damaged(path_, "unknown record kind");
   std::string_view p(payload);
   std::string_view kv;
   if (!GetLengthPrefixed(&p, &kv)) return Damaged(path_, "bad record");

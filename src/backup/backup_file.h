@@ -5,7 +5,9 @@
 //
 // Layout (docs/formats.md): the magic "TTLSBAK1", then records
 //   kind (1 byte) . length (4 bytes BE) . payload . CRC-32 of kind, length and payload (4 BE)
-// in this order: one header ('H'), any number of items ('I') or rows ('R'), one trailer ('T').
+// in this order: one header ('H'), any number of items ('I') or rows ('R'), then for a
+// Tablestore table with an AUTO_INCREMENT column its partition keys' last issued values ('S',
+// versions/auto_increment.h), one trailer ('T').
 // A file without its trailer is incomplete (a crash or a full disk while writing) and is
 // refused, as is any record whose CRC does not match: a restore never loads half a backup.
 // Writers write to "<path>.tmp", fsync, then rename, so a visible file is always complete.
@@ -41,7 +43,7 @@ struct BackupTrailer {
   int64_t bytes = 0;  // sum of the stored values' sizes
 };
 
-enum class RecordKind : char { kItem = 'I', kRow = 'R' };
+enum class RecordKind : char { kItem = 'I', kRow = 'R', kSequence = 'S' };
 
 class BackupWriter {
  public:

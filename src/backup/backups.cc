@@ -13,6 +13,7 @@
 #include "storage/catalog_codec.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "versions/auto_increment.h"
 #include "versions/row.h"
 #include "versions/row_key.h"
 
@@ -87,6 +88,22 @@ Result<BackupRecord> ExportTable(const storage::Store& store, const model::Table
     if (++done % kProgressEvery == 0 && progress) progress(done);
   }
   if (Status s = it->status(); !s) return std::move(s).error();
+  // The partition keys' last AUTO_INCREMENT values, read after the rows: a record only grows,
+  // so each is at least what it was at the rows' instant, and the restored table never issues a
+  // value the source issued before the backup (versions/auto_increment.h).
+  if (table.tablestore && table.tablestore->AutoIncrementColumn() >= 0) {
+    std::string prefix = storage::TablePrefix(table.id);
+    auto seq = store.ScanFamily(storage::Family::kSequences, prefix,
+                                storage::PrefixSuccessor(prefix), false, nullptr);
+    for (; seq->Valid(); seq->Next()) {
+      if (Status s =
+              writer->Add(RecordKind::kSequence, seq->key().substr(kTableIdBytes), seq->value());
+          !s) {
+        return s.error();
+      }
+    }
+    if (Status s = seq->status(); !s) return std::move(s).error();
+  }
   if (Status s = writer->Finish(); !s) return std::move(s).error();
   if (progress) progress(done);
   return Summarize(path);
@@ -195,22 +212,63 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
   int64_t done = 0;
   RecordKind kind;
   std::string key, value;
+  const bool auto_increment = table.tablestore && table.tablestore->AutoIncrementColumn() >= 0;
+  // The partition key of the rows being loaded (rows come in key order, so a partition key's
+  // rows come together) and the largest AUTO_INCREMENT value among them so far.
+  std::string partition;
+  int64_t partition_max = 0;
   while (true) {
     if (cancel.load()) return Error::Internal("restore cancelled by shutdown");
     ASSIGN_OR_RETURN(more, reader.Next(&kind, &key, &value));
     if (!more) break;
-    if ((kind == RecordKind::kRow) != table.tablestore.has_value()) {
+    if ((kind != RecordKind::kItem) != table.tablestore.has_value() ||
+        (kind == RecordKind::kSequence && !auto_increment)) {
       return Error::Validation("backup file holds a record of the wrong kind for its table");
     }
     std::string full = prefix + key;
-    if (kind == RecordKind::kRow) {
-      // A Tablestore row's only companions are its purge-index entries (ops/row_batch.h); a
-      // plain batch (only `ttlstore restore`, offline, loads them) into a table still empty.
+    if (kind == RecordKind::kSequence) {
+      // After every row (ExportTable): the source's last issued value, kept if above what the
+      // rows gave. Loaded against the store, so the rows' batch goes first.
+      auto last = versions::DecodeSequenceValue(value);
+      if (!last) return Error::Validation("backup file holds a corrupt sequence record");
+      if (rows) {
+        if (Status s = store.Write(*rows); !s) return s;
+        rows.reset();
+        rows_in_batch = 0;
+      }
+      ASSIGN_OR_RETURN(raw, store.Get(storage::Family::kSequences, full));
+      std::optional<int64_t> have = raw ? versions::DecodeSequenceValue(*raw) : std::nullopt;
+      if (!have || *have < *last) {
+        storage::WriteBatch batch(store);
+        batch.Put(storage::Family::kSequences, full, versions::EncodeSequenceValue(*last));
+        if (Status s = store.Write(batch); !s) return s;
+      }
+    } else if (kind == RecordKind::kRow) {
+      // A Tablestore row's only companions are its purge-index entries (ops/row_batch.h) and,
+      // with an AUTO_INCREMENT column, its partition key's last issued value, which must never
+      // be below a row's; a plain batch (only `ttlstore restore`, offline, loads them) into a
+      // table still empty.
       versions::StoredRow row;
       if (!versions::DecodeRow(value, &row)) {
         return Error::Validation("backup file holds a corrupt row");
       }
       if (!rows) rows = std::make_unique<storage::WriteBatch>(store);
+      if (auto_increment) {
+        std::vector<versions::PkCell> pk;
+        if (!versions::DecodeRowKey(full, table.tablestore->primary_key, &pk)) {
+          return Error::Validation("backup file holds a corrupt row key");
+        }
+        ASSIGN_OR_RETURN(seq_key,
+                         versions::SequenceKey(table.id, table.tablestore->primary_key, pk[0]));
+        std::optional<int64_t> v =
+            versions::AutoIncrementValueOf(table.tablestore->primary_key, pk);
+        if (!v) return Error::Validation("backup file holds a corrupt row key");
+        if (seq_key != partition || *v > partition_max) {
+          if (seq_key != partition) partition = seq_key;
+          partition_max = *v;
+          rows->Put(storage::Family::kSequences, seq_key, versions::EncodeSequenceValue(*v));
+        }
+      }
       ops::StageRowChange(*rows, *table.tablestore, full, nullptr, &row);
       if (++rows_in_batch == kImportBatch) {
         if (Status s = store.Write(*rows); !s) return s;

@@ -1,6 +1,7 @@
 #include "check/consistency.h"
 #include "check/pitr_check.h"
 #include "check/search_check.h"
+#include "check/sequence_check.h"
 #include "check/ts_index_check.h"
 
 #include <fmt/format.h>
@@ -44,6 +45,8 @@ class Checker {
     RETURN_IF_ERROR(CheckPurgeIndex());
     RETURN_IF_ERROR(CheckTsIndexes(store_, tables_, &report_.ts_index_rows,
                                    &report_.dropped_ts_index_rows,
+                                   [this](std::string text) { Problem(std::move(text)); }));
+    RETURN_IF_ERROR(CheckSequences(store_, tables_, &report_.sequence_records,
                                    [this](std::string text) { Problem(std::move(text)); }));
     RETURN_IF_ERROR(CheckStats());
     RETURN_IF_ERROR(CountExpiryEntries());

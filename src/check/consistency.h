@@ -30,6 +30,9 @@
 //     (versions/purge_index.h), and no entry names a row that does not need it;
 //   - every Tablestore secondary index holds exactly the rows its table's rows imply
 //     (check/ts_index_check.h);
+//   - every row of a table with an AUTO_INCREMENT column has its partition key's `sequences`
+//     record at or above its value, and every record belongs to such a live table
+//     (check/sequence_check.h);
 //   - every PITR change-log record decodes and belongs to a live table with PITR enabled, and
 //     its old image carries the key it names (check/pitr_check.h);
 //   - every built search index holds exactly the documents its table's rows imply, apart from
@@ -61,6 +64,7 @@ struct CheckReport {
   uint64_t expired_stream_records = 0;  // past retention, left for the trimmer
   uint64_t ttl_backfill_items = 0;      // items a pending TTL backfill has still to index
   uint64_t pitr_records = 0;            // PITR change-log records
+  uint64_t sequence_records = 0;        // auto-increment records (partition keys' last values)
   uint64_t search_documents = 0;        // documents of search indexes
   uint64_t search_queue_entries = 0;    // search-queue entries not yet applied
   uint64_t problem_count = 0;

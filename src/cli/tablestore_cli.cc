@@ -141,7 +141,8 @@ int Describe(const CommonFlags& f) {
   std::printf("status: %s\n", resp.table_status() == otspb::ACTIVE ? "ACTIVE" : "NOT ACTIVE");
   std::printf("primary key:");
   for (const auto& pk : resp.table_meta().primary_key()) {
-    std::printf(" %s (%s)", pk.name().c_str(), PkTypeName(pk.type()));
+    std::printf(" %s (%s%s)", pk.name().c_str(), PkTypeName(pk.type()),
+                pk.has_option() && pk.option() == otspb::AUTO_INCREMENT ? ", AUTO_INCREMENT" : "");
   }
   std::printf("\n");
   PrintOptions(resp.table_options());

@@ -18,6 +18,9 @@ enum class PkType : uint8_t { kInteger = 1, kString = 2, kBinary = 3 };
 struct PrimaryKeyColumn {
   std::string name;
   PkType type = PkType::kString;
+  // AUTO_INCREMENT (docs/tablestore.md, "Auto-increment primary keys"): the server generates
+  // the column's value in a write that sends the placeholder. Never the first column, at most one.
+  bool auto_increment = false;
 };
 
 // Numbered as the protocol's DefinedColumnType (persisted). Declared only; not enforced.
@@ -85,6 +88,13 @@ struct TablestoreSchema {
   const SearchIndexMeta* FindSearchIndex(std::string_view name) const {
     for (const auto& i : search_indexes) if (i.name == name) return &i;
     return nullptr;
+  }
+  // The position of the AUTO_INCREMENT primary-key column, or -1 if the table has none.
+  int AutoIncrementColumn() const {
+    for (size_t i = 0; i < primary_key.size(); ++i) {
+      if (primary_key[i].auto_increment) return static_cast<int>(i);
+    }
+    return -1;
   }
 };
 

@@ -202,13 +202,13 @@ Status LocalTransactions::CheckInScope(const Txn& txn, const model::TableDescrip
 }
 
 Status LocalTransactions::Write(Session* session, const model::TableDescriptor& table,
-                                const RowChange& change, size_t request_bytes,
-                                StoredRow* after) {
+                                const RowChange& change, size_t request_bytes, StoredRow* after,
+                                std::vector<PkCell>* written_key) {
   if (!session) {
     // Outside any transaction: refused while one locks the partition key, and counted as under
     // way meanwhile (Start waits for it). A key that does not encode gets RowOps' error.
     auto partition = PartitionOf(table, change.primary_key);
-    if (!partition) return rows_.Write(table, change, after);
+    if (!partition) return rows_.Write(table, change, after, written_key);
     {
       std::lock_guard lock(mu_);
       if (table_.Locked(*partition, clock_.NowMs())) {
@@ -216,7 +216,7 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
       }
       table_.AddOutsideWriter(*partition);
     }
-    Status written = rows_.Write(table, change, after);
+    Status written = rows_.Write(table, change, after, written_key);
     {
       std::lock_guard lock(mu_);
       table_.RemoveOutsideWriter(*partition);
@@ -251,6 +251,7 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
   }
   txn.bytes_written += request_bytes;
   if (after) *after = row ? *row : StoredRow();
+  if (written_key) *written_key = change.primary_key;
   txn.writes[key] = std::move(row);
   return Status::Ok();
 }
@@ -258,7 +259,8 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
 Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescriptor& table,
                                       const std::vector<RowChange>& changes,
                                       const std::vector<size_t>& request_bytes,
-                                      std::vector<versions::StoredRow>* afters, size_t* failed) {
+                                      std::vector<versions::StoredRow>* afters, size_t* failed,
+                                      std::vector<std::vector<PkCell>>* written_keys) {
   *failed = 0;
   if (changes.empty()) return Status::Ok();
   // One partition key: the first row's (a row without a key fails below, with its own error).
@@ -274,7 +276,7 @@ Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescri
   }
   if (!session) {
     auto partition = PartitionOf(table, first.primary_key);
-    if (!partition) return rows_.WriteAll(table, changes, afters, failed);
+    if (!partition) return rows_.WriteAll(table, changes, afters, failed, written_keys);
     {
       std::lock_guard lock(mu_);
       if (table_.Locked(*partition, clock_.NowMs())) {
@@ -282,7 +284,7 @@ Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescri
       }
       table_.AddOutsideWriter(*partition);
     }
-    Status written = rows_.WriteAll(table, changes, afters, failed);
+    Status written = rows_.WriteAll(table, changes, afters, failed, written_keys);
     {
       std::lock_guard lock(mu_);
       table_.RemoveOutsideWriter(*partition);
@@ -310,6 +312,10 @@ Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescri
       return written;
     }
     if (afters) afters->push_back(std::move(after));
+  }
+  if (written_keys) {
+    written_keys->clear();
+    for (const auto& c : changes) written_keys->push_back(c.primary_key);
   }
   return Status::Ok();
 }

@@ -79,9 +79,11 @@ class LocalTransactions {
   // of another table or partition key, OTSOutOfTransactionDataSizeLimit once the transaction
   // has written more than TxnLimits::max_bytes counting `request_bytes`), or, with no session,
   // straight to the store (RowOps::Write), refused with OTSRowOperationConflict while a
-  // transaction locks the row's partition key. `after` as RowOps::Write's.
+  // transaction locks the row's partition key. `after` and `written_key` as RowOps::Write's (a
+  // key with the AUTO_INCREMENT placeholder fails inside a transaction: such tables have none).
   Status Write(Session* session, const model::TableDescriptor& table, const RowChange& change,
-               size_t request_bytes, versions::StoredRow* after);
+               size_t request_bytes, versions::StoredRow* after,
+               std::vector<versions::PkCell>* written_key = nullptr);
 
   // The rows of one table of an atomic BatchWriteRow (is_atomic), written all or none: with no
   // session by RowOps::WriteAll (refused with OTSRowOperationConflict while a transaction locks
@@ -90,12 +92,13 @@ class LocalTransactions {
   // "Data out of scope of atomic. Atomic PartKey:a. Data PartKey:b" naming the first row's and
   // the first other one (the service's text, the Java SDK's OTSAPIBehaviorTest). When a row
   // fails, `*failed` is its index, its error is returned and nothing is written or buffered.
-  // `request_bytes[i]` counts row i toward the transaction's data limit; `afters` as
-  // RowOps::WriteAll's.
+  // `request_bytes[i]` counts row i toward the transaction's data limit; `afters` and
+  // `written_keys` as RowOps::WriteAll's.
   Status WriteAtomic(Session* session, const model::TableDescriptor& table,
                      const std::vector<RowChange>& changes,
                      const std::vector<size_t>& request_bytes,
-                     std::vector<versions::StoredRow>* afters, size_t* failed);
+                     std::vector<versions::StoredRow>* afters, size_t* failed,
+                     std::vector<std::vector<versions::PkCell>>* written_keys = nullptr);
 
   // GetRow inside a transaction: its own writes, else the stored row. OTSDataOutOfRange outside
   // its table and partition key.

@@ -7,6 +7,7 @@
 #include "ops/row_overlay.h"
 #include "ops/row_stream_record.h"
 #include "ops/split_points.h"
+#include "versions/auto_increment.h"
 
 namespace ttlstore::ops {
 namespace {
@@ -126,10 +127,19 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
       if (!ok) return ok.error();
     }
   }
-  if (change.condition != RowExistence::kIgnore || change.column_condition) {
+  // A put or update naming a value of the AUTO_INCREMENT column modifies an existing row only:
+  // IGNORE works as EXPECT_EXIST, and EXPECT_NOT_EXIST can never hold (RowChange::generated_key).
+  RowExistence condition = change.condition;
+  if (schema.AutoIncrementColumn() >= 0 && !change.generated_key &&
+      change.kind != RowChange::Kind::kDelete) {
+    if (condition == RowExistence::kExpectNotExist) {
+      return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
+    }
+    condition = RowExistence::kExpectExist;
+  }
+  if (condition != RowExistence::kIgnore || change.column_condition) {
     bool exists = old && versions::RowVisible(*old, schema.options, now_ms);
-    if (change.condition != RowExistence::kIgnore &&
-        exists != (change.condition == RowExistence::kExpectExist)) {
+    if (condition != RowExistence::kIgnore && exists != (condition == RowExistence::kExpectExist)) {
       return Error(ErrorCode::kConditionalCheckFailed, kConditionCheckFailed);
     }
     // The column condition sees every visible version of every column of the row as stored
@@ -210,17 +220,68 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
   return row;
 }
 
-Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change,
-                     StoredRow* after) {
+Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change, StoredRow* after,
+                     std::vector<PkCell>* written_key) {
   const auto& schema = *table.tablestore;
+  const int ai = schema.AutoIncrementColumn();
+  if (ai >= 0 && static_cast<size_t>(ai) < change.primary_key.size() &&
+      change.primary_key[ai].value.type == model::CellType::kAutoIncrement &&
+      change.kind != RowChange::Kind::kDelete) {
+    return WriteGenerated(table, change, ai, after, written_key);
+  }
   auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
   if (!key) return key.error();
   const int64_t now_ms = clock_.NowMs();
+  {
+    std::lock_guard lock(locks_.For(*key));
+    RETURN_IF_ERROR(Commit(table, change, *key, now_ms, nullptr, after));
+  }
+  if (written_key) *written_key = change.primary_key;
+  return Status::Ok();
+}
 
-  std::lock_guard lock(locks_.For(*key));
+Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChange& change, int ai,
+                              StoredRow* after, std::vector<PkCell>* written_key) {
+  const auto& schema = *table.tablestore;
+  if (change.primary_key.empty()) return Error::Validation("The primary key is empty.");
+  auto sequence_key = versions::SequenceKey(table.id, schema.primary_key, change.primary_key[0]);
+  if (!sequence_key) return sequence_key.error();
+  // The partition key's record, then the row: every writer of a record takes its lock before
+  // any row lock (row_ops.h), so this order cannot deadlock.
+  std::lock_guard sequence_lock(sequence_locks_.For(*sequence_key));
+  auto raw = store_.Get(storage::Family::kSequences, *sequence_key);
+  if (!raw) return raw.error();
+  std::optional<int64_t> last;
+  if (raw->has_value()) {
+    last = versions::DecodeSequenceValue(**raw);
+    if (!last) return Error::Internal("corrupt record in the sequences family");
+  }
+  const int64_t now_ms = clock_.NowMs();
+  std::optional<int64_t> value = versions::NextAutoIncrement(last, now_ms * 1000);
+  if (!value) {
+    return Error::Validation("No AUTO_INCREMENT value is left for this partition key.");
+  }
+  RowChange generated = change;
+  generated.primary_key[ai].value = model::CellValue::Integer(*value);
+  generated.generated_key = true;
+  auto key = versions::EncodeRowKey(table.id, schema.primary_key, generated.primary_key);
+  if (!key) return key.error();
+  const std::pair<std::string, int64_t> sequence{*sequence_key, *value};
+  {
+    std::lock_guard lock(locks_.For(*key));
+    RETURN_IF_ERROR(Commit(table, generated, *key, now_ms, &sequence, after));
+  }
+  if (written_key) *written_key = std::move(generated.primary_key);
+  return Status::Ok();
+}
+
+Status RowOps::Commit(const model::TableDescriptor& table, const RowChange& change,
+                      const std::string& key, int64_t now_ms,
+                      const std::pair<std::string, int64_t>* sequence, StoredRow* after) {
+  const auto& schema = *table.tablestore;
   // Always read the row: its purge-index entries are a function of it, and a write replaces
   // them (ops/row_batch.h).
-  auto read = ReadRow(store_, *key);
+  auto read = ReadRow(store_, key);
   if (!read) return read.error();
   std::optional<StoredRow> old = std::move(*read);
   uint64_t trimmed = 0;
@@ -229,13 +290,21 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   auto applied = Apply(table, change, old, now_ms, &trimmed, streamed ? &record : nullptr);
   if (!applied) return applied.error();
   std::optional<StoredRow>& row = *applied;
-  if (!old && !row) {  // nothing stored before or after: nothing to write
+  // Nothing stored before or after: nothing to write, except a generated value, which is
+  // issued (returned) all the same and so must never be issued again.
+  if (!old && !row && !sequence) {
     if (after) *after = StoredRow();
     return Status::Ok();
   }
   storage::WriteBatch batch(store_);
-  StageRowChange(batch, schema, *key, old ? &*old : nullptr, row ? &*row : nullptr);
-  if (streamed) streams_->AddRowRecord(batch, table, std::move(*record));
+  if (old || row) {
+    StageRowChange(batch, schema, key, old ? &*old : nullptr, row ? &*row : nullptr);
+    if (streamed) streams_->AddRowRecord(batch, table, std::move(*record));
+  }
+  if (sequence) {
+    batch.Put(storage::Family::kSequences, sequence->first,
+              versions::EncodeSequenceValue(sequence->second));
+  }
   RETURN_IF_ERROR(store_.Write(batch));
   NoteTrimmed(trimmed);
   if (after) *after = row ? std::move(*row) : StoredRow();

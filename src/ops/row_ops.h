@@ -12,7 +12,10 @@
 // neither a write of its row nor the purge (ops/row_purger.h) has reached yet (T3, T8;
 // docs/tablestore.md). Each write keeps the row's purge-index entries in step, in its batch, and
 // on a table with an enabled stream adds its stream record there too (ops/row_stream_record.h);
-// versions a write or the purge drops because the options hide them make no record.
+// versions a write or the purge drops because the options hide them make no record. A write
+// with the AUTO_INCREMENT placeholder first takes its partition key's next value from the
+// `sequences` family, under that record's lock, and writes the record back in the row's batch
+// (versions/auto_increment.h).
 #pragma once
 
 #include <atomic>
@@ -21,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -54,6 +58,12 @@ struct RowChange {
   // A column condition, checked after the row existence condition against the visible versions
   // of the row as stored, under the row's lock. None: no column condition.
   std::shared_ptr<const versions::Filter> column_condition;
+  // Set by RowOps::Write only, on its copy of a change whose key held the AUTO_INCREMENT
+  // placeholder, once it has put the generated value there: the row is new. A put or update of
+  // a table with an AUTO_INCREMENT column whose key names the value instead only modifies an
+  // existing row (a missing one fails its condition, whatever the row existence asked), so
+  // every row's value was generated (docs/tablestore.md, "Auto-increment primary keys").
+  bool generated_key = false;
 };
 
 // A row as a reader sees it.
@@ -95,8 +105,16 @@ class RowOps {
   // write window (T9) and allow-update (T10) violations, key mismatches (kValidation with
   // versions::kInvalidPkPrefix). A failed row writes nothing. With `after`, a successful write
   // leaves there the row as stored after it (empty after a delete), for ReturnContent.
+  //
+  // A put or update whose key holds the AUTO_INCREMENT placeholder in the table's
+  // AUTO_INCREMENT column writes a new row under a generated value
+  // (versions/auto_increment.h): under the lock of its partition key's `sequences` record, then
+  // the row's own, the record is read, the value chosen, and the record written in the row's
+  // batch. With `written_key`, a successful write leaves there the primary key as written (the
+  // change's, with the generated value in place of the placeholder), for RT_PK.
   Status Write(const model::TableDescriptor& table, const RowChange& change,
-               versions::StoredRow* after = nullptr);
+               versions::StoredRow* after = nullptr,
+               std::vector<versions::PkCell>* written_key = nullptr);
 
   // The row as `change` leaves it, computed from `old` (the row as stored, or as a local
   // transaction's writes left it; nullopt: no row) at `now_ms`: the allow-update (T10) and
@@ -121,9 +139,13 @@ class RowOps {
   // is written, `*failed` is its index and its error is returned. Otherwise every row changed,
   // with its purge-index, secondary-index and search-queue entries and the writes' stream
   // records (in order), goes in one WriteBatch, under the locks of all the rows. `afters` (may
-  // be null) gets one row per change, as that change left it (empty after a delete).
+  // be null) gets one row per change, as that change left it (empty after a delete). A change
+  // with the AUTO_INCREMENT placeholder gets its value as Write gives it (the partition keys'
+  // `sequences` records locked first, and written in the same batch); `written_keys` (may be
+  // null) gets each change's primary key as written.
   Status WriteAll(const model::TableDescriptor& table, const std::vector<RowChange>& changes,
-                  std::vector<versions::StoredRow>* afters, size_t* failed);
+                  std::vector<versions::StoredRow>* afters, size_t* failed,
+                  std::vector<std::vector<versions::PkCell>>* written_keys = nullptr);
 
   // The row stored under `key` (a `rows` key), or nullopt.
   Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;
@@ -163,6 +185,15 @@ class RowOps {
   }
 
  private:
+  // Write for a change whose key holds the placeholder in column `ai`.
+  Status WriteGenerated(const model::TableDescriptor& table, const RowChange& change, int ai,
+                        versions::StoredRow* after, std::vector<versions::PkCell>* written_key);
+  // The rest of a write, under the lock of `key` (the change's row key): reads the row, applies
+  // the change at `now_ms` and commits the row, its companions and, if given, the `sequences`
+  // record `sequence` (key, value) in one batch.
+  Status Commit(const model::TableDescriptor& table, const RowChange& change,
+                const std::string& key, int64_t now_ms,
+                const std::pair<std::string, int64_t>* sequence, versions::StoredRow* after);
   // Applies the cell changes of an UpdateRow to `row`.
   Status ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
                      int64_t now_ms, versions::StoredRow& row) const;
@@ -176,6 +207,9 @@ class RowOps {
   storage::Store& store_;
   const Clock& clock_;
   KeyLocks locks_;
+  // Locks of the `sequences` records, taken before a row's lock and never while holding one, so
+  // that they cannot deadlock with the row locks (which other writers take several at a time).
+  KeyLocks sequence_locks_;
   streams::StreamLog* streams_ = nullptr;
   std::atomic<uint64_t> versions_trimmed_{0};
 };

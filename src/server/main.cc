@@ -349,7 +349,7 @@ int Check(const std::string& data_dir) {
               "entries (%llu stale), %llu index entries (%llu of indexes being removed), %llu "
               "stream records (%llu past retention), %llu PITR change-log records, %llu Tablestore "
               "index rows (%llu of indexes being removed), %llu search-index documents (%llu "
-              "changes queued), %llu problems\n",
+              "changes queued), %llu auto-increment records, %llu problems\n",
               report->ok() ? "ok" : "FAILED", n(report->tables), n(report->items),
               n(report->ttl_backfill_items), n(report->rows), n(report->expiry_entries),
               n(report->stale_expiry_entries), n(report->index_entries),
@@ -357,7 +357,7 @@ int Check(const std::string& data_dir) {
               n(report->expired_stream_records), n(report->pitr_records),
               n(report->ts_index_rows), n(report->dropped_ts_index_rows),
               n(report->search_documents), n(report->search_queue_entries),
-              n(report->problem_count));
+              n(report->sequence_records), n(report->problem_count));
   return report->ok() ? 0 : 1;
 }
 

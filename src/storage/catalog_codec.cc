@@ -91,9 +91,11 @@ enum TablestoreTag : uint64_t {
   kTsMaxVersions = 4,    // varint
   kTsDeviation = 5,      // varint
   kTsAllowUpdate = 6,    // varint 0/1
+  // varint: the position of the AUTO_INCREMENT primary-key column; present only when the table
+  // has one (tags 8-10 are left to other Tablestore table settings).
+  kTsAutoIncrement = 7,
   kTsUpdateFullRow = 11, // varint 1, present only when update_full_row is true
-  // varint 0, present only when local transactions are disabled (tags 7-11 are left to
-  // other Tablestore table settings).
+  // varint 0, present only when local transactions are disabled.
   kTsLocalTxnDisabled = 12,
   kTsIndex = 13,            // nested TsIndexTag fields, repeated in creation order
   kTsDroppedIndexRows = 14, // varint rows id, repeated: dropped indexes' rows still to remove
@@ -166,6 +168,9 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   PutVarintField(&out, kTsMaxVersions, static_cast<uint64_t>(ts.options.max_versions));
   PutVarintField(&out, kTsDeviation, static_cast<uint64_t>(ts.options.max_time_deviation));
   PutVarintField(&out, kTsAllowUpdate, ts.options.allow_update ? 1 : 0);
+  if (int ai = ts.AutoIncrementColumn(); ai >= 0) {
+    PutVarintField(&out, kTsAutoIncrement, static_cast<uint64_t>(ai));
+  }
   if (ts.options.update_full_row) PutVarintField(&out, kTsUpdateFullRow, 1);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
   for (const auto& ix : ts.indexes) {
@@ -206,6 +211,7 @@ bool DecodeTsIndex(std::string_view in, model::TsIndex* ix) {
 }
 
 bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
+  std::optional<uint64_t> auto_increment;  // tag 7 may come before the columns it names
   while (!in.empty()) {
     uint64_t tag, v = 0;
     std::string_view p;
@@ -233,6 +239,10 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ts->options.max_time_deviation = static_cast<int64_t>(v);
         break;
       case kTsAllowUpdate: ok = GetVarintPayload(p, &v); ts->options.allow_update = v != 0; break;
+      case kTsAutoIncrement:
+        ok = GetVarintPayload(p, &v);
+        auto_increment = v;
+        break;
       case kTsUpdateFullRow:
         ok = GetVarintPayload(p, &v);
         ts->options.update_full_row = v != 0;
@@ -247,6 +257,11 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
       default: break;
     }
     if (!ok) return false;
+  }
+  if (auto_increment) {
+    // Never the first column (CreateTable refuses it), and a column the schema has.
+    if (*auto_increment == 0 || *auto_increment >= ts->primary_key.size()) return false;
+    ts->primary_key[*auto_increment].auto_increment = true;
   }
   return true;
 }

@@ -136,6 +136,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       {"purge", cf_options},
       {"pitr", cf_options},
       {"search", cf_options},
+      {"sequences", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;
@@ -191,6 +192,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   store->purge_ = store->handles_.size() > 8 ? store->handles_[8] : nullptr;
   store->pitr_ = store->handles_.size() > 9 ? store->handles_[9] : nullptr;
   store->search_ = store->handles_.size() > 10 ? store->handles_[10] : nullptr;
+  store->sequences_ = store->handles_.size() > 11 ? store->handles_[11] : nullptr;
   if (store->search_) store->SeedSearchQueueSeq();
   return store;
 }
@@ -307,6 +309,7 @@ rocksdb::ColumnFamilyHandle* Store::HandleOf(Family family) const {
     case Family::kPurge: return purge_;
     case Family::kPitr: return pitr_;
     case Family::kSearch: return search_;
+    case Family::kSequences: return sequences_;
   }
   return streams_;
 }

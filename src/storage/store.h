@@ -20,6 +20,9 @@
 //            old image, dated, in the same batch as the write (storage/pitr_log.h)
 //   search   the change queue of tables with search indexes: the row keys written, in the
 //            same batch as the row (storage/search_queue.h), consumed by search/
+//   sequences  the last value issued per partition key of each Tablestore table with an
+//            AUTO_INCREMENT column, written in the same batch as the row that took it
+//            (versions/auto_increment.h)
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -76,7 +79,7 @@ struct TableStats {
 class Store;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
-enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch };
+enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences };
 
 // One atomic write. Build it, then Store::Write it.
 class WriteBatch {
@@ -243,6 +246,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* purge_ = nullptr;
   rocksdb::ColumnFamilyHandle* pitr_ = nullptr;
   rocksdb::ColumnFamilyHandle* search_ = nullptr;
+  rocksdb::ColumnFamilyHandle* sequences_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 

@@ -92,6 +92,11 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
   if (store_.pitr_) batch_->DeleteRange(store_.pitr_, begin, PrefixSuccessor(begin));
   // Its search-index change queue (storage/search_queue.h: keys begin with the table id).
   if (store_.search_) batch_->DeleteRange(store_.search_, begin, PrefixSuccessor(begin));
+  // Its partition keys' last auto-increment values (versions/auto_increment.h: keys begin with
+  // the table id).
+  if (store_.sequences_) {
+    batch_->DeleteRange(store_.sequences_, begin, PrefixSuccessor(begin));
+  }
   // The table's stats and its indexes' stats (keys table id [. index id]).
   batch_->DeleteRange(store_.stats_, begin, PrefixSuccessor(begin));
   // A Tablestore table's secondary indexes: their rows, under ids of their own.

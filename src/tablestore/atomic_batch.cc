@@ -32,17 +32,19 @@ Result<ops::RowChange> ChangeOf(const pb::RowInBatchWriteRowRequest& row,
 Status WriteGroup(const Services& s, ops::LocalTransactions::Session* txn,
                   const model::TableDescriptor& table, const pb::TableInBatchWriteRowRequest& t,
                   std::span<const Result<PbRow>> decoded, std::vector<ops::RowChange>* changes,
-                  std::vector<versions::StoredRow>* afters) {
+                  std::vector<versions::StoredRow>* afters,
+                  std::vector<std::vector<versions::PkCell>>* written_keys) {
   if (!table.tablestore->index_of.empty()) return IndexWriteRefused(table.name);
   std::vector<size_t> bytes;
   for (int i = 0; i < t.rows_size(); ++i) {
     ASSIGN_OR_RETURN(change, ChangeOf(t.rows(i), decoded[i]));
+    RETURN_IF_ERROR(CheckAutoIncrement(*table.tablestore, change));
     changes->push_back(std::move(change));
     bytes.push_back(RowDataSize(*decoded[i]));
   }
   size_t failed = 0;
-  if (!s.transactions) return s.rows.WriteAll(table, *changes, afters, &failed);
-  return s.transactions->WriteAtomic(txn, table, *changes, bytes, afters, &failed);
+  if (!s.transactions) return s.rows.WriteAll(table, *changes, afters, &failed, written_keys);
+  return s.transactions->WriteAtomic(txn, table, *changes, bytes, afters, &failed, written_keys);
 }
 
 }  // namespace
@@ -53,8 +55,9 @@ void WriteTableAtomically(const Services& s, ops::LocalTransactions::Session* tx
                           pb::TableInBatchWriteRowResponse* out) {
   std::vector<ops::RowChange> changes;
   std::vector<versions::StoredRow> afters;
+  std::vector<std::vector<versions::PkCell>> written_keys;  // generated values in place
   auto found = FindTable(s, t.table_name());
-  Status written = found ? WriteGroup(s, txn, **found, t, decoded, &changes, &afters)
+  Status written = found ? WriteGroup(s, txn, **found, t, decoded, &changes, &afters, &written_keys)
                          : Status(found.error());
   if (!written) {
     // Nothing of the table was written: every row says why, with the error of the row that
@@ -79,7 +82,9 @@ void WriteTableAtomically(const Services& s, ops::LocalTransactions::Session* tx
                                change.condition != ops::RowExistence::kIgnore);
     FillConsumed(c.read, c.write, row->mutable_consumed());
     if (t.rows(i).has_return_content() && static_cast<size_t>(i) < afters.size()) {
-      auto returned = ReturnedRow(t.rows(i).return_content(), change, afters[i],
+      const auto& key =
+          static_cast<size_t>(i) < written_keys.size() ? written_keys[i] : change.primary_key;
+      auto returned = ReturnedRow(t.rows(i).return_content(), key, afters[i],
                                   table.tablestore->options, now_ms);
       if (returned) row->set_row(EncodeRow(*returned));
     }

@@ -60,12 +60,13 @@ Status WriteOne(const Services& s, ops::LocalTransactions::Session* txn,
   if (!change) return change.error();
   RETURN_IF_ERROR(ApplyCondition(row.has_condition() ? &row.condition() : nullptr, &*change));
   versions::StoredRow after;
-  RETURN_IF_ERROR(WriteChange(s, txn, table, *change, RowDataSize(decoded), &after));
+  std::vector<versions::PkCell> written_key;
+  RETURN_IF_ERROR(WriteChange(s, txn, table, *change, RowDataSize(decoded), &after, &written_key));
   SetConsumed(WriteConsumed(decoded, CountsVersionBytes(table.tablestore->options),
                             ChecksCondition(*change)),
               out->mutable_consumed());
   if (row.has_return_content()) {
-    auto returned = ReturnedRow(row.return_content(), *change, after, table.tablestore->options,
+    auto returned = ReturnedRow(row.return_content(), written_key, after, table.tablestore->options,
                                 s.clock.NowMs());
     if (returned) out->set_row(EncodeRow(*returned));
   }

@@ -6,7 +6,8 @@ namespace {
 size_t ValueDataSize(const model::CellValue& v) {
   switch (v.type) {
     case model::CellType::kInteger:
-    case model::CellType::kDouble: return 8;
+    case model::CellType::kDouble:
+    case model::CellType::kAutoIncrement: return 8;  // the INTEGER it becomes
     case model::CellType::kBoolean: return 1;
     case model::CellType::kString:
     case model::CellType::kBlob: return v.bytes.size();

@@ -106,10 +106,13 @@ Result<std::optional<ops::LocalTransactions::Session>> UseTransaction(const Serv
                                                                       const std::string& id);
 // One row change: inside `txn` if given (buffered), else straight to the store, refused while
 // a transaction locks the row's partition key (ops::LocalTransactions::Write). `request_bytes`
-// counts toward the transaction's data limit.
+// counts toward the transaction's data limit. The AUTO_INCREMENT rules the request breaks on its
+// own are checked first (CheckAutoIncrement, row_request.h). `written_key`: the primary key as
+// written, a generated AUTO_INCREMENT value in place (ops::RowOps::Write).
 Status WriteChange(const Services& s, ops::LocalTransactions::Session* txn,
                    const model::TableDescriptor& table, const ops::RowChange& change,
-                   size_t request_bytes, versions::StoredRow* after);
+                   size_t request_bytes, versions::StoredRow* after,
+                   std::vector<versions::PkCell>* written_key);
 
 // The rows of table `t` of a BatchWriteRow with is_atomic (atomic_batch.cc), written all or
 // none (ops::LocalTransactions::WriteAtomic), inside `txn` if given; `decoded` holds its rows'

@@ -36,7 +36,8 @@ Status CheckColumnCount(size_t count) {
 size_t ValueSize(const model::CellValue& v) {
   switch (v.type) {
     case CellType::kInteger:
-    case CellType::kDouble: return 8;
+    case CellType::kDouble:
+    case CellType::kAutoIncrement: return 8;  // the INTEGER it becomes
     case CellType::kBoolean: return 1;
     case CellType::kString:
     case CellType::kBlob: return v.bytes.size();
@@ -53,8 +54,14 @@ Error InfInKey(CellType t) {
                            " is an invalid type for the primary key.");
 }
 
-Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
+// What a key is for: where the AUTO_INCREMENT placeholder may appear (docs/tablestore.md,
+// "Auto-increment primary keys") and where INF_MIN / INF_MAX may.
+enum class KeyUse { kRead, kBound, kWrite, kDelete };
+
+Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, KeyUse use) {
   if (row.primary_key.empty()) return Error::Validation("Cell data broken, empty PK.");
+  const bool bound = use == KeyUse::kBound;
+  size_t placeholders = 0;
   std::vector<versions::PkCell> pk;
   pk.reserve(row.primary_key.size());
   for (const auto& c : row.primary_key) {
@@ -74,7 +81,15 @@ Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
     bool ok = t == CellType::kInteger || t == CellType::kString || t == CellType::kBlob ||
               (bound && (t == CellType::kInfMin || t == CellType::kInfMax));
     if (t == CellType::kAutoIncrement) {
-      return Error::Validation("AUTO_INCREMENT primary keys are not supported by ttlstore.");
+      // The service's messages (its error-code page).
+      if (use == KeyUse::kRead || use == KeyUse::kBound) {
+        return Error::Validation("PKAutoIncr can't be used for read operations.");
+      }
+      if (use == KeyUse::kDelete) {
+        return Error::Validation("Invalid row to delete which with pk auto increment.");
+      }
+      ++placeholders;
+      ok = true;
     }
     if (!ok) {
       return Error::Validation("Invalid type of primary key column: " + c.name + ".");
@@ -85,6 +100,9 @@ Result<std::vector<versions::PkCell>> KeyOf(const PbRow& row, bool bound) {
                                std::to_string(c.value->bytes.size()) + ".");
     }
     pk.push_back({c.name, *c.value});
+  }
+  if (placeholders > 1) {
+    return Error::Validation(std::to_string(placeholders) + " pk auto increment exist in row.");
   }
   return pk;
 }
@@ -125,13 +143,17 @@ std::string NoVersionMessage(bool batch) {
 
 }  // namespace
 
-Result<std::vector<versions::PkCell>> PrimaryKeyOf(const PbRow& row) { return KeyOf(row, false); }
-Result<std::vector<versions::PkCell>> BoundOf(const PbRow& row) { return KeyOf(row, true); }
+Result<std::vector<versions::PkCell>> PrimaryKeyOf(const PbRow& row) {
+  return KeyOf(row, KeyUse::kRead);
+}
+Result<std::vector<versions::PkCell>> BoundOf(const PbRow& row) {
+  return KeyOf(row, KeyUse::kBound);
+}
 
 Result<ops::RowChange> PutChangeOf(const PbRow& row) {
   ops::RowChange change;
   change.kind = ops::RowChange::Kind::kPut;
-  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  ASSIGN_OR_RETURN(pk, KeyOf(row, KeyUse::kWrite));
   change.primary_key = std::move(pk);
   RETURN_IF_ERROR(CheckColumnCount(row.attributes.size()));
   for (const auto& c : row.attributes) {
@@ -150,7 +172,7 @@ Result<ops::RowChange> PutChangeOf(const PbRow& row) {
 Result<ops::RowChange> UpdateChangeOf(const PbRow& row) {
   ops::RowChange change;
   change.kind = ops::RowChange::Kind::kUpdate;
-  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  ASSIGN_OR_RETURN(pk, KeyOf(row, KeyUse::kWrite));
   change.primary_key = std::move(pk);
   RETURN_IF_ERROR(CheckColumnCount(row.attributes.size()));
   for (const auto& c : row.attributes) {
@@ -210,7 +232,7 @@ Result<ops::RowChange> UpdateChangeOf(const PbRow& row) {
 Result<ops::RowChange> DeleteChangeOf(const PbRow& row) {
   ops::RowChange change;
   change.kind = ops::RowChange::Kind::kDelete;
-  ASSIGN_OR_RETURN(pk, PrimaryKeyOf(row));
+  ASSIGN_OR_RETURN(pk, KeyOf(row, KeyUse::kDelete));
   change.primary_key = std::move(pk);
   if (!row.attributes.empty()) {
     return Error::Validation("Invalid delete row request: unexpected cells in request.");

@@ -15,12 +15,15 @@
 
 namespace ttlstore::tablestore {
 
-// The primary key of a decoded row (GetRow, DeleteRow, BatchGetRow keys).
+// The primary key of a decoded row (GetRow, BatchGetRow, StartLocalTransaction keys).
 Result<std::vector<versions::PkCell>> PrimaryKeyOf(const PbRow& row);
 // A range bound (INF_MIN / INF_MAX allowed).
 Result<std::vector<versions::PkCell>> BoundOf(const PbRow& row);
 
-// PutRow's row, UpdateRow's row_change, DeleteRow's key: the engine's change.
+// PutRow's row, UpdateRow's row_change, DeleteRow's key: the engine's change. A put's or
+// update's key may hold one AUTO_INCREMENT placeholder (model::CellType::kAutoIncrement; the
+// engine fills it, ops/row_ops.h); in a delete's key or a read's it is refused with the
+// service's messages (docs/tablestore.md, "Auto-increment primary keys").
 Result<ops::RowChange> PutChangeOf(const PbRow& row);
 Result<ops::RowChange> UpdateChangeOf(const PbRow& row);
 Result<ops::RowChange> DeleteChangeOf(const PbRow& row);

@@ -30,14 +30,15 @@ Result<std::string> WriteRow(const Services& s, const Request& req, const PbRow&
   RETURN_IF_ERROR(ApplyCondition(condition, &*change));
   ASSIGN_OR_RETURN(txn, UseTransaction(s, req.has_transaction_id(), req.transaction_id()));
   versions::StoredRow after;
+  std::vector<versions::PkCell> written_key;
   RETURN_IF_ERROR(WriteChange(s, txn ? &*txn : nullptr, *table, *change, RowDataSize(row),
-                              &after));
+                              &after, &written_key));
   Response resp;
   SetConsumed(WriteConsumed(row, CountsVersionBytes(table->tablestore->options),
                             ChecksCondition(*change)),
               resp.mutable_consumed());
   if (return_content) {
-    auto returned = ReturnedRow(*return_content, *change, after, table->tablestore->options,
+    auto returned = ReturnedRow(*return_content, written_key, after, table->tablestore->options,
                                 s.clock.NowMs());
     if (returned) resp.set_row(EncodeRow(*returned));
   }

@@ -20,10 +20,20 @@ Status ApplyCondition(const otspb::Condition* condition, ops::RowChange* change)
 
 void FillConsumed(int32_t read, int32_t write, otspb::ConsumedCapacity* out);
 
-// What a write's ReturnContent asks back: RT_PK the primary key; RT_AFTER_MODIFY the primary
-// key and the newest visible version of each return_column_names column after the write (how
-// an increment reads its result). nullopt for RT_NONE.
-std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc, const ops::RowChange& change,
+// The rules of AUTO_INCREMENT primary keys a write's request breaks on its own, with the
+// service's messages (docs/tablestore.md, "Auto-increment primary keys"), checked once the
+// change's condition is set (ApplyCondition): a placeholder with a row existence other than
+// IGNORE, or with a column condition; on a table with an AUTO_INCREMENT column, a put or update
+// naming its value with EXPECT_NOT_EXIST. (A placeholder in a delete's key is refused when it is
+// decoded, row_convert.h; in a column that is not AUTO_INCREMENT, by the key's schema check.)
+Status CheckAutoIncrement(const model::TablestoreSchema& schema, const ops::RowChange& change);
+
+// What a write's ReturnContent asks back: RT_PK the primary key (`primary_key`: as written, with
+// a generated AUTO_INCREMENT value); RT_AFTER_MODIFY the primary key and the newest visible
+// version of each return_column_names column after the write (how an increment reads its
+// result). nullopt for RT_NONE.
+std::optional<PbRow> ReturnedRow(const otspb::ReturnContent& rc,
+                                 const std::vector<versions::PkCell>& primary_key,
                                  const versions::StoredRow& after,
                                  const model::VersionOptions& options, int64_t now_ms);
 

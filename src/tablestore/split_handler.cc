@@ -65,6 +65,7 @@ Result<std::string> ComputeSplitPointsBySize(const Services& s, std::string_view
     auto* col = resp.add_schema();
     col->set_name(pk.name);
     col->set_type(static_cast<pb::PrimaryKeyType>(pk.type));
+    if (pk.auto_increment) col->set_option(pb::AUTO_INCREMENT);
   }
   for (auto& point : points) {
     PbRow row;

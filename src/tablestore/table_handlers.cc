@@ -194,6 +194,7 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   model::TableDescriptor spec;
   spec.name = meta.table_name();
   auto& ts = spec.tablestore.emplace();
+  size_t auto_increment = 0;
   for (const auto& pk : meta.primary_key()) {
     if (!ValidName(pk.name())) {
       return Error::Validation("Invalid column name: '" + EchoForError(pk.name()) + "'.");
@@ -203,10 +204,22 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
         return Error::Validation("Duplicated primary key name: '" + EchoForError(pk.name()) + "'.");
       }
     }
-    if (pk.has_option()) {
-      return Error::Validation("AUTO_INCREMENT primary keys are not supported by ttlstore.");
+    model::PrimaryKeyColumn column{pk.name(), static_cast<model::PkType>(pk.type())};
+    if (pk.has_option() && pk.option() == pb::AUTO_INCREMENT) {
+      // The service's messages (docs/tablestore.md, "Auto-increment primary keys").
+      if (ts.primary_key.empty()) {
+        return Error::Validation("First primary key can't be auto increment, table: " +
+                                 EchoForError(meta.table_name()) + ".");
+      }
+      if (column.type != model::PkType::kInteger) {
+        return Error::Validation("AUTO_INCREMENT primary key must be integer.");
+      }
+      if (++auto_increment > 1) {
+        return Error::Validation("AUTO_INCREMENT primary key count must <= 1.");
+      }
+      column.auto_increment = true;
     }
-    ts.primary_key.push_back({pk.name(), static_cast<model::PkType>(pk.type())});
+    ts.primary_key.push_back(std::move(column));
   }
   for (const auto& dc : meta.defined_column()) {
     if (!ValidName(dc.name())) {
@@ -219,8 +232,16 @@ Result<std::string> CreateTable(const Services& s, std::string_view body) {
   if (req.has_stream_spec()) {
     RETURN_IF_ERROR(ApplyStreamSpec(req.stream_spec(), s.clock.NowMs(), spec));
   }
-  // Local transactions unless the request says false (docs/tablestore.md, "Local transactions").
+  // Local transactions unless the request says false (docs/tablestore.md, "Local transactions"),
+  // never with an AUTO_INCREMENT column ("Auto-increment primary keys").
   if (req.has_enable_local_txn()) ts.local_transactions = req.enable_local_txn();
+  if (auto_increment > 0) {
+    if (req.has_enable_local_txn() && req.enable_local_txn()) {
+      return Error::Validation("Local transactions cannot be enabled on a table with an "
+                               "AUTO_INCREMENT primary key column.");
+    }
+    ts.local_transactions = false;
+  }
   // Secondary indexes (index_handlers.cc): both places the protocol has for them.
   std::vector<const pb::IndexMeta*> metas;
   for (const auto& m : req.index_metas()) metas.push_back(&m);
@@ -317,6 +338,7 @@ Result<std::string> DescribeTable(const Services& s, std::string_view body) {
     auto* col = meta->add_primary_key();
     col->set_name(pk.name);
     col->set_type(static_cast<pb::PrimaryKeyType>(pk.type));
+    if (pk.auto_increment) col->set_option(pb::AUTO_INCREMENT);
   }
   for (const auto& dc : table->tablestore->defined_columns) {
     auto* col = meta->add_defined_column();

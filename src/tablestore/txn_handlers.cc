@@ -3,6 +3,7 @@
 // docs/tablestore.md, "Local transactions").
 #include "tablestore/handlers.h"
 #include "tablestore/row_convert.h"
+#include "tablestore/row_request.h"
 #include "tablestore/tablestore.pb.h"
 
 namespace ttlstore::tablestore {
@@ -36,10 +37,12 @@ Result<std::optional<ops::LocalTransactions::Session>> UseTransaction(const Serv
 
 Status WriteChange(const Services& s, ops::LocalTransactions::Session* txn,
                    const model::TableDescriptor& table, const ops::RowChange& change,
-                   size_t request_bytes, versions::StoredRow* after) {
+                   size_t request_bytes, versions::StoredRow* after,
+                   std::vector<versions::PkCell>* written_key) {
   if (!table.tablestore->index_of.empty()) return IndexWriteRefused(table.name);
-  if (!s.transactions) return s.rows.Write(table, change, after);
-  return s.transactions->Write(txn, table, change, request_bytes, after);
+  RETURN_IF_ERROR(CheckAutoIncrement(*table.tablestore, change));
+  if (!s.transactions) return s.rows.Write(table, change, after, written_key);
+  return s.transactions->Write(txn, table, change, request_bytes, after, written_key);
 }
 
 Result<std::string> StartLocalTransaction(const Services& s, std::string_view body) {
