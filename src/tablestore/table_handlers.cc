@@ -138,7 +138,7 @@ void FillStreamDetails(const model::TableDescriptor& t, pb::StreamDetails* out) 
   out->set_stream_id(StreamIdText(t.name, st->created_ms));
   out->set_expiration_time(st->expiration_hours);
   out->set_last_enable_time(st->created_ms * 1000);  // microseconds, as creation_time
-  for (const auto& c : st->origin_columns) out->add_column_to_get(c);
+  for (const auto& c : st->origin_columns) out->add_columns_to_get(c);
 }
 
 }  // namespace

@@ -4,37 +4,19 @@
 // SDK's OTSAPIBehaviorTest atomic tests (which run against the service), then ours: a failing
 // condition, several tables, the stream, secondary indexes, transactions and kill -9.
 //
-// The Node SDK (5.6) has no is_atomic: the request still goes through its pipeline (encoder,
-// signing, HTTP, decoder); the one change is that the encoded BatchWriteRowRequest gets field 3
-// (is_atomic, true) appended, as the Go and Java SDKs' encoders put it.
+// The Node SDK (5.6) has no is_atomic: sdk_wire.mjs's sdkSendsIsAtomic appends the field to the
+// request the SDK encodes, which otherwise goes through the SDK's whole pipeline.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 
 import { check, killServer, rng } from './crash_helpers.mjs';
 import {
   Long, Server, TableStore, condition, expectOtsError, uniqueName, values,
 } from './helpers.mjs';
+import { sdkSendsIsAtomic } from './sdk_wire.mjs';
 import { readAll } from './stream_helpers.mjs';
 
-const require = createRequire(import.meta.url);
-const tsProtos = require('tablestore/lib/protocol/tablestore_compiled_proto.js').main.proto;
-
-// The SDK's client.js encodes `Object.getPrototypeOf(request).constructor.encode(request)`.
-class AtomicBatchWriteRow {
-  constructor(message) { this.message = message; }
-  static encode(request) {
-    return tsProtos.BatchWriteRowRequest.encode(request.message).uint32((3 << 3) | 0).bool(true);
-  }
-}
-{
-  const encode = TableStore.encoder.encode;
-  TableStore.encoder.encode = function (operation, params) {
-    const message = encode.call(this, operation, params);
-    if (operation !== 'batchWriteRow' || !params.isAtomic) return message;
-    return new AtomicBatchWriteRow(message);
-  };
-}
+sdkSendsIsAtomic();
 
 const INF_MIN = TableStore.INF_MIN;
 const INF_MAX = TableStore.INF_MAX;

@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -19,26 +18,9 @@ import {
   signedPost, uniqueName, values,
 } from './helpers.mjs';
 import { check, killServer } from './crash_helpers.mjs';
+import { decode, encode, sdkSendsIsAtomic } from './sdk_wire.mjs';
 
-const require = createRequire(import.meta.url);
-const tsProtos = require('tablestore/lib/protocol/tablestore_compiled_proto.js').main.proto;
-
-// An atomic BatchWriteRow (is_atomic, field 3, which the Node SDK 5.6 cannot send): the SDK's
-// encoded request with the field appended, as test/tablestore/atomic_batch.test.mjs sends it.
-class AtomicBatchWriteRow {
-  constructor(message) { this.message = message; }
-  static encode(request) {
-    return tsProtos.BatchWriteRowRequest.encode(request.message).uint32((3 << 3) | 0).bool(true);
-  }
-}
-{
-  const encode = TableStore.encoder.encode;
-  TableStore.encoder.encode = function (operation, params) {
-    const message = encode.call(this, operation, params);
-    if (operation !== 'batchWriteRow' || !params.isAtomic) return message;
-    return new AtomicBatchWriteRow(message);
-  };
-}
+sdkSendsIsAtomic();
 
 const PK = TableStore.PK_AUTO_INCR;
 const RT_PK = { returnType: TableStore.ReturnType.Primarykey };
@@ -89,27 +71,13 @@ async function partitionRows(client, t, user) {
 
 const increasing = (vs) => vs.every((v, i) => i === 0 || v > vs[i - 1]);
 
-// Protobuf wire encoding for the raw CreateTable.
-function varint(n) {
-  const out = [];
-  while (n > 0x7f) { out.push((n & 0x7f) | 0x80); n >>>= 7; }
-  out.push(n);
-  return Buffer.from(out);
-}
-const bytesField = (field, buf) => Buffer.concat([varint(field * 8 + 2), varint(buf.length), buf]);
-const strField = (field, s) => bytesField(field, Buffer.from(s, 'utf8'));
-const intField = (field, n) => Buffer.concat([varint(field * 8), varint(n)]);
-// CreateTableRequest {1 table_meta {1 name, 2 PrimaryKeySchema {1 name, 2 type, 3 option}},
-// 2 reserved_throughput {1 capacity_unit {}}, 8 enable_local_txn}.
-function createTableBody(t, enableLocalTxn) {
-  const meta = Buffer.concat([
-    strField(1, t),
-    bytesField(2, Buffer.concat([strField(1, 'user'), intField(2, 2)])),
-    bytesField(2, Buffer.concat([strField(1, 'seq'), intField(2, 1), intField(3, 1)])),
-  ]);
-  return Buffer.concat([bytesField(1, meta), bytesField(2, bytesField(1, Buffer.alloc(0))),
-    intField(8, enableLocalTxn ? 1 : 0)]);
-}
+// A CreateTableRequest with `user` STRING, `seq` INTEGER AUTO_INCREMENT and enable_local_txn,
+// which the Node SDK cannot send.
+const createTableBody = (t, enableLocalTxn) => encode('CreateTableRequest', {
+  tableMeta: { tableName: t, primaryKey: [{ name: 'user', type: 2 }, { name: 'seq', type: 1, option: 1 }] },
+  reservedThroughput: { capacityUnit: {} },
+  enableLocalTxn,
+});
 
 describe('tablestore AUTO_INCREMENT primary keys', () => {
   let server;
@@ -129,10 +97,10 @@ describe('tablestore AUTO_INCREMENT primary keys', () => {
     // Only the AUTO_INCREMENT column carries the field (protobufjs: an own property when sent).
     assert.deepEqual(pks.map((p) => Object.hasOwn(p, 'option') ? p.option : null), [null, 1, null]);
     // So does ComputeSplitPointsBySize's schema (no Node SDK call: the SDK's compiled messages).
-    const res = await signedPost(server.port, 'ComputeSplitPointsBySize', Buffer.from(
-      tsProtos.ComputeSplitPointsBySizeRequest.encode({ tableName: t, splitSize: 1 }).finish()));
+    const res = await signedPost(server.port, 'ComputeSplitPointsBySize',
+      encode('ComputeSplitPointsBySizeRequest', { tableName: t, splitSize: 1 }));
     assert.equal(res.status, 200);
-    const s = tsProtos.ComputeSplitPointsBySizeResponse.decode(res.body);
+    const s = decode('ComputeSplitPointsBySizeResponse', res.body);
     assert.deepEqual(s.schema.map((p) => Object.hasOwn(p, 'option') ? p.option : null), [null, 1, null]);
     // And `ttlstore describe`.
     const cli = spawnSync(TTLSTORE_BIN, ['describe', '-t', t, '--endpoint', server.endpoint,

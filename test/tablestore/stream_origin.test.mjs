@@ -4,13 +4,13 @@
 // carried by each record as `origin_record`: the values those columns had before the write (the
 // Java SDK's TestTunnelConsumer.testConsumeOriginColumn). Also the stream's expiration range,
 // 1-168 hours. The Node SDK cannot send columns_to_get nor read it back: the table calls are raw
-// protobuf (raw_protos.mjs), signed as the SDKs sign; rows are written through the SDK and
+// protobuf (sdk_wire.mjs rawCall), signed as the SDKs sign; rows are written through the SDK and
 // records read through its pipeline with stream_helpers.mjs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { Long, Server, condition, uniqueName } from './helpers.mjs';
-import { createTableMessage, expectRawError, rawCall } from './raw_protos.mjs';
+import { createTableMessage, expectRawError, rawCall } from './sdk_wire.mjs';
 import { put, readAll } from './stream_helpers.mjs';
 
 describe('tablestore stream origin columns', () => {

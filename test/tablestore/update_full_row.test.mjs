@@ -4,14 +4,14 @@
 // TestUpdateAndDescribeTable); an UpdateRow on such a table stamps every column of the row with
 // its time (and its stream record says so); and it lets a search index have a TTL while the
 // table allows updates. The Node SDK cannot send or read the option: table calls are raw
-// protobuf (raw_protos.mjs), signed as the SDKs sign; rows go through the SDK.
+// protobuf (sdk_wire.mjs rawCall), signed as the SDKs sign; rows go through the SDK.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import {
   Server, TableStore, condition, expectOtsError, num, uniqueName,
 } from './helpers.mjs';
-import { createTableMessage, expectRawError, rawCall } from './raw_protos.mjs';
+import { createTableMessage, expectRawError, rawCall } from './sdk_wire.mjs';
 import { readAll } from './stream_helpers.mjs';
 
 describe('tablestore update_full_row', () => {
