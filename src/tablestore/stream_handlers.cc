@@ -53,8 +53,8 @@ void AddStream(const model::TableDescriptor& t, pb::ListStreamResponse* resp) {
   out->set_creation_time(st->created_ms * 1000);
 }
 
-// The PlainBuffer row of a record: the key, then one cell per column operation.
-PbRow RecordRow(const streams::RowRecord& r) {
+// A PlainBuffer row holding a record's primary key.
+PbRow KeyRow(const streams::RowRecord& r) {
   PbRow row;
   for (const auto& [name, value] : r.primary_key) {
     PbCell c;
@@ -62,6 +62,12 @@ PbRow RecordRow(const streams::RowRecord& r) {
     c.value = value;
     row.primary_key.push_back(std::move(c));
   }
+  return row;
+}
+
+// The PlainBuffer row of a record: the key, then one cell per column operation.
+PbRow RecordRow(const streams::RowRecord& r) {
+  PbRow row = KeyRow(r);
   for (const auto& col : r.columns) {
     PbCell c;
     c.name = col.name;
@@ -80,13 +86,7 @@ PbRow RecordRow(const streams::RowRecord& r) {
 // timestamp, as the Go SDK (api.go, GetStreamRecord) and the Java SDK
 // (PlainBufferConversion.toStreamRecord) read `origin_record`: a row with header, puts only.
 PbRow OriginRow(const streams::RowRecord& r) {
-  PbRow row;
-  for (const auto& [name, value] : r.primary_key) {
-    PbCell c;
-    c.name = name;
-    c.value = value;
-    row.primary_key.push_back(std::move(c));
-  }
+  PbRow row = KeyRow(r);
   for (const auto& col : r.origin) {
     PbCell c;
     c.name = col.name;
