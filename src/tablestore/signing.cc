@@ -53,6 +53,26 @@ const std::string* Find(const Headers& headers, std::string_view lower_name) {
 
 OtsError AuthFailed(std::string message) { return {403, "OTSAuthFailed", std::move(message)}; }
 
+// A V4 signing date, yyyyMMdd in UTC, within a day of the server's date (the SDKs derive a new
+// key when their UTC date changes; a day's slack covers clocks on either side of midnight).
+bool SignDateNear(std::string_view date, int64_t now_ms) {
+  if (date.size() != 8) return false;
+  for (char c : date) {
+    if (c < '0' || c > '9') return false;
+  }
+  auto day_of = [](int64_t ms) {
+    std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    return std::string(buf);
+  };
+  constexpr int64_t kDayMs = 24 * 3600 * 1000;
+  return date == day_of(now_ms) || date == day_of(now_ms - kDayMs) ||
+         date == day_of(now_ms + kDayMs);
+}
+
 }  // namespace
 
 std::string ContentMd5(std::string_view body) {
@@ -60,6 +80,28 @@ std::string ContentMd5(std::string_view body) {
   unsigned int len = 0;
   EVP_Digest(body.data(), body.size(), digest, &len, EVP_md5(), nullptr);
   return Base64(digest, len);
+}
+
+namespace {
+
+// The raw HMAC-SHA256 of `message` under `key`.
+std::string HmacSha256(std::string_view key, std::string_view message) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &len);
+  return std::string(reinterpret_cast<const char*>(mac), len);
+}
+
+}  // namespace
+
+std::string V4SigningKey(std::string_view secret, std::string_view sign_date,
+                         std::string_view region) {
+  std::string key = HmacSha256("aliyun_v4" + std::string(secret), sign_date);
+  key = HmacSha256(key, region);
+  key = HmacSha256(key, "ots");
+  key = HmacSha256(key, "aliyun_v4_request");
+  return Base64(reinterpret_cast<const unsigned char*>(key.data()), key.size());
 }
 
 std::string HmacSha1Base64(std::string_view key, std::string_view message) {
@@ -70,11 +112,12 @@ std::string HmacSha1Base64(std::string_view key, std::string_view message) {
   return Base64(mac, len);
 }
 
-std::string RequestStringToSign(std::string_view action, const Headers& headers) {
+std::string RequestStringToSign(std::string_view action, const Headers& headers,
+                                std::string_view signature_header) {
   std::string s = "/";
   s += action;
   s += "\nPOST\n\n";
-  for (const auto& [name, value] : OtsHeaders(headers, "x-ots-signature")) {
+  for (const auto& [name, value] : OtsHeaders(headers, signature_header)) {
     s += name;
     s += ':';
     s += value;
@@ -165,8 +208,18 @@ std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::strin
     if (!Find(headers, name)) return OtsError{400, "OTSParameterInvalid",
                                               std::string("Missing header: ") + name + "."};
   }
+  // The V4 signature (the Java and Python SDKs with a region credential) is sent instead of
+  // the V2 one, with the date and region its key is derived from.
+  const std::string* signature_v4 = Find(headers, "x-ots-signaturev4");
+  const std::string* sign_date = Find(headers, "x-ots-signdate");
+  const std::string* sign_region = Find(headers, "x-ots-signregion");
   const std::string* signature = Find(headers, "x-ots-signature");
-  if (credentials && !signature) {
+  if (signature_v4) {
+    if (!sign_date) return OtsError{400, "OTSParameterInvalid", "Missing header: x-ots-signdate."};
+    if (!sign_region) {
+      return OtsError{400, "OTSParameterInvalid", "Missing header: x-ots-signregion."};
+    }
+  } else if (credentials && !signature) {
     return OtsError{400, "OTSParameterInvalid", "Missing header: x-ots-signature."};
   }
   const std::string& key_id = *Find(headers, "x-ots-accesskeyid");
@@ -183,11 +236,27 @@ std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::strin
     return AuthFailed("Mismatch between system time and x-ots-date: " +
                       EchoForError(date_header) + ".");
   }
+  if (signature_v4 && !SignDateNear(Trim(*sign_date), now_ms)) {
+    return OtsError{400, "OTSParameterInvalid",
+                    "Invalid x-ots-signdate: " + EchoForError(Trim(*sign_date)) + "."};
+  }
   if (Trim(*Find(headers, "x-ots-contentmd5")) != ContentMd5(body)) {
     return AuthFailed("Mismatch between MD5 value of request body and x-ots-contentmd5 in header.");
   }
-  if (credentials &&
-      HmacSha1Base64(*secret, RequestStringToSign(action, headers)) != Trim(*signature)) {
+  if (!credentials) return std::nullopt;
+  if (signature_v4) {
+    // The derived key signs the request with HMAC-SHA256 (salted "ots") and, in place of the
+    // secret, the response (the Java SDK's V4SignatureMaker, V4Credentials).
+    *secret = V4SigningKey(*secret, Trim(*sign_date), Trim(*sign_region));
+    std::string mac = HmacSha256(*secret, RequestStringToSign(action, headers, "x-ots-signaturev4") +
+                                              "ots");
+    std::string expected =
+        Base64(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
+    if (expected != Trim(*signature_v4)) return AuthFailed("Signature mismatch.");
+    return std::nullopt;
+  }
+  if (HmacSha1Base64(*secret, RequestStringToSign(action, headers, "x-ots-signature")) !=
+      Trim(*signature)) {
     return AuthFailed("Signature mismatch.");
   }
   return std::nullopt;

@@ -25,9 +25,16 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 std::string ContentMd5(std::string_view body);
 std::string HmacSha1Base64(std::string_view key, std::string_view message);
 
-// "/Action\nPOST\n\n" then each x-ots-* header but x-ots-signature, lowercased name, trimmed
-// value, sorted by name, as "name:value\n".
-std::string RequestStringToSign(std::string_view action, const Headers& headers);
+// "/Action\nPOST\n\n" then each x-ots-* header but the signature's own (`signature_header`:
+// x-ots-signature for V2, x-ots-signaturev4 for V4), lowercased name, trimmed value, sorted by
+// name, as "name:value\n".
+std::string RequestStringToSign(std::string_view action, const Headers& headers,
+                                std::string_view signature_header = "x-ots-signature");
+// The V4 signing key (tablestore-protocol.md 1.3; the Java SDK's CalculateV4SigningKeyUtil):
+// base64 of HMAC-SHA256 chained over the date (yyyyMMdd), the region, "ots" and
+// "aliyun_v4_request", starting from the key "aliyun_v4" + secret.
+std::string V4SigningKey(std::string_view secret, std::string_view sign_date,
+                         std::string_view region);
 // Each x-ots-* response header sorted by name as "name:value\n", then "/Action".
 std::string ResponseStringToSign(std::string_view action, const Headers& headers);
 // "OTS <id>:<base64(HMAC-SHA1(secret, ResponseStringToSign))>".
@@ -43,8 +50,9 @@ std::string FormatOtsDate(int64_t ms);
 inline constexpr int64_t kMaxClockSkewMs = 15 * 60 * 1000;
 
 // Checks a request as the service does: required headers, date format and skew, content MD5,
-// access key and signature. `credentials` null: any key and signature pass. On success
-// `*secret` is the caller's secret (empty when unchecked); on an error other than an unknown
+// access key and signature (V2, or V4 when x-ots-signaturev4 is sent). `credentials` null: any
+// key and signature pass. On success `*secret` is what signs the response: the caller's secret,
+// or for V4 the derived signing key (empty when unchecked); on an error other than an unknown
 // key it is set too, so the error response can be signed.
 std::optional<OtsError> VerifyRequest(const Credentials* credentials, std::string_view action,
                                       const Headers& headers, std::string_view body,

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 
-import { Long, Server, condition, createTable, md5Base64, rawHttp, uniqueName } from './helpers.mjs';
+import { Long, SECRET, Server, condition, createTable, md5Base64, rawHttp, uniqueName } from './helpers.mjs';
 import { checkSignedResponse, decode, encode, errorOf, pbKey, pbPutRow, readRow, sdkDate,
-  sdkPost } from './sdk_wire.mjs';
+  sdkPost, v4SigningKey } from './sdk_wire.mjs';
 
 const STYLES = ['go', 'java', 'python', 'node', 'upper'];
 
@@ -73,6 +73,19 @@ describe('tablestore requests as each SDK sends them', () => {
     const res = await rawHttp({ port: server.port, path: '/ListTable', headers, body });
     assert.deepEqual(errorOf(res),
       { status: 400, code: 'OTSParameterInvalid', message: 'Missing header: x-ots-date.' });
+  });
+
+  it('Java with a region credential: a V4 signature, answered under the derived key', async () => {
+    const d = new Date();
+    const date = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}`;
+    const v4 = { date, region: 'cn-hangzhou' };
+    let res = await sdkPost(server.port, 'ListTable', Buffer.alloc(0), { style: 'java', v4 });
+    assert.equal(res.status, 200, JSON.stringify(errorOf(res)));
+    checkSignedResponse(res, 'ListTable', { secret: v4SigningKey(SECRET, date, 'cn-hangzhou') });
+    res = await sdkPost(server.port, 'ListTable', Buffer.alloc(0), { style: 'java', v4, secret: 'wrong' });
+    assert.deepEqual(errorOf(res), { status: 403, code: 'OTSAuthFailed', message: 'Signature mismatch.' });
+    res = await sdkPost(server.port, 'ListTable', Buffer.alloc(0), { style: 'java', v4: { date: '20200101', region: 'r' } });
+    assert.deepEqual(errorOf(res), { status: 400, code: 'OTSParameterInvalid', message: 'Invalid x-ots-signdate: 20200101.' });
   });
 
   it('Java: the trace headers it adds are signed and accepted', async () => {

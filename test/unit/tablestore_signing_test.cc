@@ -3,6 +3,8 @@
 #include "tablestore/signing.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 namespace ttlstore::tablestore {
 namespace {
@@ -148,6 +150,53 @@ TEST_F(VerifyTest, RefusesWithTheServiceCodes) {
   EXPECT_EQ(e->http_status, 403);
   EXPECT_TRUE(e->message.starts_with("Mismatch between system time and x-ots-date: 20"))
       << e->message;
+}
+
+TEST(TablestoreSigning, V4SigningKeyVector) {
+  // tablestore-protocol.md 1.3, recomputed with Python's hmac: secret testSecret, 20240101,
+  // cn-hangzhou.
+  EXPECT_EQ(V4SigningKey("testSecret", "20240101", "cn-hangzhou"),
+            "C2fnhRmbR+sDWsDhpFvrxM5By7JKHCgbTKO04UCTDwE=");
+}
+
+TEST_F(VerifyTest, V4SignaturesAreVerifiedAndTheDerivedKeySignsTheAnswer) {
+  // 1795318331000 ms is 2026-11-22 (UTC).
+  auto signed_v4 = [&](const std::string& date, const std::string& secret) {
+    Headers h = {{"x-ots-date", FormatOtsDate(now_)},
+                 {"x-ots-apiversion", "2015-12-31"},
+                 {"x-ots-accesskeyid", "testAccessKeyId"},
+                 {"x-ots-instancename", "i"},
+                 {"x-ots-contentmd5", ContentMd5("body")},
+                 {"x-ots-signdate", date},
+                 {"x-ots-signregion", "cn-hangzhou"}};
+    std::string key = V4SigningKey(secret, date, "cn-hangzhou");
+    unsigned char mac[64];
+    unsigned int len = 0;
+    std::string text = RequestStringToSign("GetRow", h, "x-ots-signaturev4") + "ots";
+    HMAC(EVP_sha256(), key.data(), int(key.size()),
+         reinterpret_cast<const unsigned char*>(text.data()), text.size(), mac, &len);
+    std::string sig(4 * ((len + 2) / 3), '\0');
+    sig.resize(EVP_EncodeBlock(reinterpret_cast<unsigned char*>(sig.data()), mac, int(len)));
+    h.push_back({"x-ots-signaturev4", sig});
+    return h;
+  };
+  EXPECT_FALSE(Verify(signed_v4("20261122", "testSecret"), "body", &creds_).has_value());
+  EXPECT_EQ(secret_, V4SigningKey("testSecret", "20261122", "cn-hangzhou"));
+  // A day on either side is accepted; further is not.
+  EXPECT_FALSE(Verify(signed_v4("20261121", "testSecret"), "body", &creds_).has_value());
+  EXPECT_FALSE(Verify(signed_v4("20261123", "testSecret"), "body", &creds_).has_value());
+  auto e = Verify(signed_v4("20261120", "testSecret"), "body", &creds_);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->message, "Invalid x-ots-signdate: 20261120.");
+  e = Verify(signed_v4("20261122", "wrong"), "body", &creds_);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->code, "OTSAuthFailed");
+  EXPECT_EQ(e->message, "Signature mismatch.");
+  Headers h = signed_v4("20261122", "testSecret");
+  h.erase(h.begin() + 6);  // no region
+  e = Verify(h, "body", &creds_);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->message, "Missing header: x-ots-signregion.");
 }
 
 TEST_F(VerifyTest, WithoutCredentialsAnyKeyPassesButTheMd5IsChecked) {
