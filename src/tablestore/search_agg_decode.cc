@@ -1,5 +1,6 @@
 #include "tablestore/search_agg_decode.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -107,6 +108,7 @@ Result<std::optional<model::CellValue>> OptionalValue(bool has, const std::strin
   return std::optional<model::CellValue>(std::move(v));
 }
 
+// An empty GroupBySort (the Go SDK sends one when no sorter was set) leaves the default order.
 std::vector<search::GroupSorter> Sorters(const pb::GroupBySort& sort) {
   std::vector<search::GroupSorter> out;
   for (const auto& s : sort.sorters()) {
@@ -245,8 +247,8 @@ class AggDecoder {
         RETURN_IF_ERROR(Parse(body, kByFieldShape, &f));
         g.field = f.field_name();
         if (f.has_size()) g.size = f.size();
-        g.sort_given = f.has_sort();
         if (f.has_sort()) g.sort = Sorters(f.sort());
+        g.sort_given = !g.sort.empty();
         if (f.has_min_doc_count()) g.min_doc_count = f.min_doc_count();
         RETURN_IF_ERROR(Subs(f.has_sub_aggs(), f.sub_aggs(), f.has_sub_group_bys(),
                              f.sub_group_bys(), depth, &g));
@@ -301,8 +303,8 @@ class AggDecoder {
         g.offset = std::move(offset);
         g.missing = std::move(missing);
         if (h.has_min_doc_count()) g.min_doc_count = h.min_doc_count();
-        g.sort_given = h.has_sort();
         if (h.has_sort()) g.sort = Sorters(h.sort());
+        g.sort_given = !g.sort.empty();
         if (h.has_field_range()) RETURN_IF_ERROR(FieldRange(h.field_range(), &g));
         RETURN_IF_ERROR(Subs(h.has_sub_aggs(), h.sub_aggs(), h.has_sub_group_bys(),
                              h.sub_group_bys(), depth, &g));
@@ -335,8 +337,8 @@ class AggDecoder {
           }
           g.time_zone_ms = *tz;
         }
-        g.sort_given = h.has_sort();
         if (h.has_sort()) g.sort = Sorters(h.sort());
+        g.sort_given = !g.sort.empty();
         if (h.has_field_range()) RETURN_IF_ERROR(FieldRange(h.field_range(), &g));
         RETURN_IF_ERROR(Subs(h.has_sub_aggs(), h.sub_aggs(), h.has_sub_group_bys(),
                              h.sub_group_bys(), depth, &g));
@@ -356,8 +358,14 @@ class AggDecoder {
           ASSIGN_OR_RETURN(one, Group(s, search::kMaxGroupByDepth));
           g.sources.push_back(std::move(one));
         }
-        if (c.has_size()) g.size = c.size();
-        else if (c.has_suggested_size()) g.size = c.suggested_size();
+        if (c.has_size()) {
+          g.size = c.size();
+        } else if (c.has_suggested_size()) {
+          // A suggestion: the service answers with at most its limit (the Go SDK's
+          // TestGroupByGroupByComposite sends 3000 and reads the groups), where `size` 3000 is
+          // refused.
+          g.size = std::clamp<int32_t>(c.suggested_size(), 1, search::kMaxGroupSize);
+        }
         g.next_token = c.next_token();
         RETURN_IF_ERROR(Subs(c.has_sub_aggs(), c.sub_aggs(), c.has_sub_group_bys(),
                              c.sub_group_bys(), depth, &g));

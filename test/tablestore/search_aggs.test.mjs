@@ -361,6 +361,119 @@ describe('Search aggregations and group-bys against a brute force', () => {
     seen.forEach((x, i) => assert.equal(x.subAggsResult.aggResults[0].aggResult.value, sum(valuesOf(want[i][1], 'l'))));
   });
 
+  it('histogram: default order, min_doc_count 0 fills the range, an offset; a Double field', async () => {
+    const [lo, hi, iv, off] = [-10, 39, 7, 3];
+    const r = await run(Q.all(), { groupBys: [
+      { name: 'hl', type: GT.GROUP_BY_HISTOGRAM, body: {
+        fieldName: 'l', interval: Long.fromNumber(iv), offset: Long.fromNumber(off), minDocCount: Long.fromNumber(0),
+        fieldRange: { min: Long.fromNumber(lo), max: Long.fromNumber(hi) } } },
+      { name: 'hd', type: GT.GROUP_BY_HISTOGRAM, body: {
+        fieldName: 'd', interval: 2.5, fieldRange: { min: 0.0001, max: 10.5 },
+        sort: { sorters: [{ groupKeySort: { order: DESC } }] } } },
+    ] });
+    const [hl, hd] = r.groupBys.groupByResults.map((x) => x.groupByResult.items);
+    const counts = new Map();
+    for (let k = Math.floor((lo - off) / iv) * iv + off; k <= hi; k += iv) counts.set(k, 0);
+    for (const v of valuesOf(ROWS, 'l')) {
+      if (v >= lo && v <= hi) { const k = Math.floor((v - off) / iv) * iv + off; counts.set(k, counts.get(k) + 1); }
+    }
+    assert.deepEqual(hl.map((x) => [num(x.key), num(x.value)]), [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]));
+    const dc = new Map();
+    for (const v of valuesOf(ROWS, 'd')) {
+      if (v >= 0.0001 && v <= 10.5) { const k = Math.floor(v / 2.5) * 2.5; dc.set(k, (dc.get(k) ?? 0) + 1); }
+    }
+    assert.deepEqual(hd.map((x) => [x.key, num(x.value)]), [...dc].sort((a, b) => b[0] - a[0]));
+  });
+
+  it('date histogram: two-day groups in a time zone', async () => {
+    const tz = 8 * 3600000;
+    const r = await run(Q.all(), { groupBys: [{
+      name: 'd2', type: GT.GROUP_BY_DATE_HISTOGRAM,
+      body: {
+        fieldName: 't', interval: { value: 2, unit: TableStore.DateTimeUnit.DAY }, timeZone: '+08:00',
+        fieldRange: { min: Long.fromNumber(BASE), max: Long.fromNumber(BASE + 40 * DAY) },
+        sort: { sorters: [{ groupKeySort: { order: ASC } }] },
+      },
+    }] });
+    const items = r.groupBys.groupByResults[0].groupByResult.items;
+    const groups = new Map();
+    for (const row of ROWS) {
+      const start = Math.floor((row.t + tz) / (2 * DAY)) * 2 * DAY - tz;
+      groups.set(start, (groups.get(start) ?? 0) + 1);
+    }
+    assert.deepEqual(items.map((x) => [num(x.timeStamp), num(x.rowCount)]), [...groups].sort((a, b) => a[0] - b[0]));
+  });
+
+  it('composite with a histogram source, and a sub-group-by in each group', async () => {
+    const body = {
+      size: 200,
+      sources: { groupBys: [
+        { name: 'h', type: GT.GROUP_BY_HISTOGRAM, body: { fieldName: 'l', interval: Long.fromNumber(10) } },
+        field('b', 'b'),
+      ] },
+      subGroupBys: { groupBys: [field('by_k', 'k', { size: 2 })] },
+    };
+    const r = await run(Q.all(), { groupBys: [{ name: 'c', type: GT.GROUP_BY_COMPOSITE, body }] });
+    const res = r.groupBys.groupByResults[0].groupByResult;
+    assert.ok(!res.nextToken);
+    const groups = new Map();
+    for (const row of ROWS) {
+      const h = row.l === undefined ? null : Math.floor(row.l / 10) * 10;
+      const key = JSON.stringify([h, row.b]);
+      groups.set(key, [...(groups.get(key) ?? []), row]);
+    }
+    const want = [...groups].map(([k, rows]) => [JSON.parse(k), rows]).sort((a, b) =>
+      (a[0][0] === null ? -Infinity : a[0][0]) - (b[0][0] === null ? -Infinity : b[0][0]) || Number(a[0][1]) - Number(b[0][1]));
+    assert.deepEqual(res.items.map((x) => [x.keys[0], x.keys[1], num(x.rowCount)]),
+      want.map(([[h, b], rows]) => [h === null ? '' : String(h), String(b), rows.length]));
+    res.items.forEach((item, i) => {
+      const byK = new Map();
+      for (const row of want[i][1]) if (row.k !== undefined) byK.set(row.k, (byK.get(row.k) ?? 0) + 1);
+      const top = [...byK].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
+      assert.deepEqual(item.subGroupBysResult.groupByResults[0].groupByResult.items.map((x) => [x.key, num(x.rowCount)]), top);
+    });
+  });
+
+  it('top_rows returns the columns asked; default percentiles', async () => {
+    const r = await run(Q.term('k', 'k2'), {
+      aggs: [
+        agg('top', AT.AGG_TOP_ROWS, { limit: 2, sort: { sorters: [{ fieldSort: { fieldName: 'd', order: ASC } }] } }),
+        agg('p', AT.AGG_PERCENTILES, { fieldName: 't' }),
+      ],
+      columns: { returnType: RT.RETURN_SPECIFIED, returnNames: ['l', 'k'] },
+    });
+    const [top, p] = r.aggs.aggResults.map((x) => x.aggResult);
+    const rows = ROWS.filter((row) => row.k === 'k2');
+    // Rows without d sort last (the default missing of an ascending sort).
+    const want = [...rows].sort((a, b) => (a.d ?? Infinity) - (b.d ?? Infinity) || a.id - b.id).slice(0, 2);
+    assert.deepEqual(top.rows.map(idOf), want.map((x) => x.id));
+    top.rows.forEach((row, i) => {
+      const cols = Object.fromEntries(row.attributes.map((c) => [c.columnName, c.columnValue]));
+      assert.deepEqual(Object.keys(cols).sort(), want[i].l === undefined ? ['k'] : ['k', 'l']);
+      assert.equal(cols.k, 'k2');
+    });
+    const ts = valuesOf(rows, 't').sort((a, b) => a - b);
+    assert.deepEqual(p.items.map((x) => x.item.key), [1, 5, 25, 50, 75, 95, 99]);
+    p.items.forEach((x) => assert.equal(num(x.item.value), Math.trunc(percentile(ts, x.item.key))));
+  });
+
+  it('group-bys nest three deep; a fourth level is refused', async () => {
+    const level = (name, f, sub) => field(name, f, { size: 10, ...(sub ? { subGroupBys: { groupBys: [sub] } } : {}) });
+    const r = await run(someQuery, { groupBys: [level('g1', 'b', level('g2', 'k', level('g3', 'arr')))] });
+    const g1 = r.groupBys.groupByResults[0].groupByResult.items;
+    for (const a of g1) {
+      for (const b of a.subGroupBysResult.groupByResults[0].groupByResult.items) {
+        const rows = someRows.filter((row) => String(row.b) === a.key && row.k === b.key);
+        assert.equal(num(b.rowCount), rows.length);
+        for (const c of b.subGroupBysResult.groupByResults[0].groupByResult.items) {
+          assert.equal(num(c.rowCount), rows.filter((row) => (row.arr ?? []).includes(Number(c.key))).length);
+        }
+      }
+    }
+    await expectOtsError(run(Q.all(), { groupBys: [level('g1', 'b', level('g2', 'k', level('g3', 'arr', level('g4', 'l'))))] }),
+      400, 'OTSParameterInvalid', 'Group-bys nest deeper than the limit: 3 levels');
+  });
+
   it('offset, limit and next_token do not change the aggregations', async () => {
     const aggs = [agg('sum', AT.AGG_SUM, { fieldName: 'l' })];
     const r = await run(Q.all(), { aggs, limit: 3 });

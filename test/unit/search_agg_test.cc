@@ -178,6 +178,33 @@ TEST(SearchAggDecode, DateHistogramFields) {
   EXPECT_FALSE(DecodeAggregations(nullptr, &bytes).ok());
 }
 
+// The Go SDK sends an empty GroupBySort when no sorter was set (the default order stays), and a
+// composite's suggested_size may exceed the limit (it is clamped, where `size` is refused).
+TEST(SearchAggDecode, GoSdkShapes) {
+  pb::GroupByField f;
+  f.set_field_name("l");
+  f.mutable_sort();
+  pb::GroupBy g;
+  g.set_name("g");
+  g.set_type(pb::GROUP_BY_FIELD);
+  g.set_body(f.SerializeAsString());
+  pb::GroupByComposite c;
+  *c.mutable_sources()->add_group_bys() = g;
+  c.set_suggested_size(3000);
+  pb::GroupBy cg;
+  cg.set_name("c");
+  cg.set_type(pb::GROUP_BY_COMPOSITE);
+  cg.set_body(c.SerializeAsString());
+  pb::GroupBys gs;
+  *gs.add_group_bys() = g;
+  *gs.add_group_bys() = cg;
+  std::string bytes = gs.SerializeAsString();
+  auto r = DecodeAggregations(nullptr, &bytes);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_FALSE(r->group_bys[0].sort_given);
+  EXPECT_EQ(r->group_bys[1].size, search::kMaxGroupSize);
+}
+
 // ---- Validation against an index --------------------------------------------------------------
 
 model::SearchIndexMeta Index() {
