@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 
 import { Long, Server, TableStore, condition, expectOtsError, num, uniqueName } from './helpers.mjs';
 import { Q, RT, idOf, waitCount } from './search_helpers.mjs';
+import { rawSearch } from './search_raw.mjs';
+import { decode, encode } from './sdk_wire.mjs';
 
 const FT = TableStore.FieldType;
 const AT = TableStore.AggregationType;
@@ -482,6 +484,48 @@ describe('Search aggregations and group-bys against a brute force', () => {
     const r2 = await client.search({ tableName: t, indexName: ix, searchQuery: {
       query: Q.all(), limit: 3, token: r.nextToken, aggs: { aggs } }, columnToGet: { returnType: RT.RETURN_NONE } });
     assert.equal(r2.aggs.aggResults[0].aggResult.value, sum(valuesOf(ROWS, 'l')));
+  });
+
+  // What the Node SDK does not read: the composite's is_null_keys, which the Java and Go SDKs
+  // read to tell a null key from an empty one; and hostile request bytes.
+  const sq = (extra) => encode('otssearchpb.SearchQuery', { query: { type: 11, query: Buffer.alloc(0) }, limit: 0, ...extra });
+  const gb = (name, type, msgName, body) => ({ name, type, body: encode(`otssearchpb.${msgName}`, body) });
+
+  it('raw: a composite marks its null keys with is_null_keys', async () => {
+    const groupBys = encode('otssearchpb.GroupBys', { groupBys: [gb('c', 8, 'GroupByComposite', {
+      size: 100, sources: { groupBys: [gb('k', 1, 'GroupByField', { fieldName: 'k' })] },
+    })] });
+    const r = await rawSearch(server, t, ix, sq({ groupBys }));
+    assert.equal(r.status, 200, JSON.stringify(r.error));
+    const resp = decode('otssearchpb.SearchResponse', r.body);
+    const results = decode('otssearchpb.GroupBysResult', resp.groupBys).groupByResults;
+    const composite = decode('otssearchpb.GroupByCompositeResult', results[0].groupByResult, { arrays: true, longs: Number });
+    const items = composite.groupByCompositeResultItems;
+    const keys = [...new Set(valuesOf(ROWS, 'k'))].sort();
+    assert.deepEqual(items.map((x) => [x.keys[0], x.isNullKeys[0], x.rowCount]),
+      [['', true, ROWS.filter((row) => row.k === undefined).length],
+        ...keys.map((k) => [k, false, ROWS.filter((row) => row.k === k).length])]);
+    assert.deepEqual(composite.sourceGroupByNames, ['k']);
+  });
+
+  it('raw: malformed, unknown and too deeply nested aggregations are refused', async () => {
+    let r = await rawSearch(server, t, ix, sq({ aggs: Buffer.from([0x0a, 0xff, 0xff, 0x7f]) }));
+    assert.equal(r.status, 400);
+    assert.equal(r.error.code, 'OTSParameterInvalid');
+    const unknown = encode('otssearchpb.Aggregations', { aggs: [{ name: 'a', type: 42, body: Buffer.alloc(0) }] }, { verify: false });
+    r = await rawSearch(server, t, ix, sq({ aggs: unknown }));
+    assert.equal(r.status, 400);
+    assert.match(r.error.message, /Aggregation type must be set to a known type/);
+    // Forty levels of group-bys: refused at the fourth, whatever lies below.
+    let level = null;
+    for (let d = 40; d >= 1; d--) {
+      const body = { fieldName: 'k', size: 1 };
+      if (level) body.subGroupBys = level;
+      level = { groupBys: [gb(`g${d}`, 1, 'GroupByField', body)] };
+    }
+    r = await rawSearch(server, t, ix, sq({ groupBys: encode('otssearchpb.GroupBys', level) }));
+    assert.equal(r.status, 400);
+    assert.match(r.error.message, /Group-bys nest deeper than the limit: 3 levels/);
   });
 
   it('refusals: a missing field, a field without enable_sort_and_agg, a wrong type, geo group-bys', async () => {
