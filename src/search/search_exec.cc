@@ -192,7 +192,7 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
   if (!ix) {  // not opened yet (just created): nothing is indexed
     if (req.total_count) out.total_hits = 0;
     if (aggregate) {
-      Xapian::WritableDatabase empty = Xapian::InMemory::open();
+      Xapian::WritableDatabase empty(std::string(), Xapian::DB_BACKEND_INMEMORY);
       ASSIGN_OR_RETURN(aggs, RunAggregations(index, empty, Xapian::Query::MatchAll, *req.aggs, {}));
       out.aggs = std::make_shared<AggOutput>(std::move(aggs));
     }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -920,6 +921,42 @@ TEST_F(SearchEngineTest, AggregationsReadArrayElementsOfOldDocumentsFromTheRow) 
   auto report = check::CheckStore(*store_, kNow, (dir_ / "search").string());
   ASSERT_TRUE(report.ok()) << report.error().message();
   for (const auto& p : report->problems) ADD_FAILURE() << p;
+}
+
+// An index the engine has not opened yet (just created) has no documents: its aggregations are
+// those of no rows.
+TEST_F(SearchEngineTest, AggregationsOfAnIndexNotOpenedYet) {
+  AddIndex();
+  StartEngine();
+  LoadRows(0, 20);
+  ASSERT_TRUE(engine_->Flush().ok());
+  model::SearchIndexMeta fresh = Index();
+  fresh.id = 987654;  // not opened
+  auto aggs = std::make_shared<AggRequest>();
+  Aggregation sum;
+  sum.name = "s";
+  sum.kind = AggKind::kSum;
+  sum.field = "num";
+  Aggregation max = sum;
+  max.name = "m";
+  max.kind = AggKind::kMax;
+  GroupBy by;
+  by.name = "g";
+  by.field = "kw";
+  aggs->aggs = {sum, max};
+  aggs->group_bys = {by};
+  SearchRequest req;
+  req.now_ms = kNow;
+  req.limit = 0;
+  req.aggs = aggs;
+  auto r = engine_->Search(Table()->id, *Table()->tablestore, fresh, req);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_TRUE(r->aggs);
+  ASSERT_EQ(r->aggs->aggs.size(), 2u);
+  EXPECT_EQ(r->aggs->aggs[0].value, 0);
+  EXPECT_EQ(r->aggs->aggs[1].value, -std::numeric_limits<double>::infinity());
+  ASSERT_EQ(r->aggs->group_bys.size(), 1u);
+  EXPECT_TRUE(r->aggs->group_bys[0].items.empty());
 }
 
 }  // namespace
