@@ -226,6 +226,11 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
     if (values.empty()) continue;
     doc.add_boolean_term(ExistsTerm(i));
     if (f.type != SearchFieldType::kText) doc.add_value(kSlotFieldBase + i, SortValue(f, values[0]));
+    if (f.is_array && f.type != SearchFieldType::kText) {  // every element (aggregations)
+      std::vector<std::string> forms;
+      for (const auto& v : values) forms.push_back(SortValue(f, v).substr(1));
+      doc.add_value(kSlotArrayBase + i, EncodeArraySlot(forms));
+    }
     if (!f.index) continue;
     for (const auto& v : values) {
       switch (f.type) {

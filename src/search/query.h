@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "model/search_index.h"
 
 namespace ttlstore::search {
+
+struct AggRequest;  // search/agg_types.h
+struct AggOutput;
 
 struct Query {
   enum class Kind : uint8_t {
@@ -68,6 +72,8 @@ struct SearchRequest {
   bool total_count = false;   // getTotalCount / trackTotalCount
   int64_t total_count_limit = INT64_MAX;  // trackTotalCount N: the count up to N
   int64_t now_ms = 0;         // rows past the index's or the table's TTL at now_ms are hidden
+  // Aggregations and group-bys over every match of `query` (search/agg_types.h); null: none.
+  std::shared_ptr<const AggRequest> aggs;
 };
 
 struct Hit {
@@ -79,6 +85,7 @@ struct SearchResult {
   std::vector<Hit> hits;
   int64_t total_hits = -1;  // -1 unless total_count was asked
   std::string next_token;   // empty: no more
+  std::shared_ptr<AggOutput> aggs;  // set when the request had aggregations or group-bys
 };
 
 struct ScanRequest {

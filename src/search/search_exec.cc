@@ -10,12 +10,17 @@
 #include "common/coding.h"
 #include "common/thread.h"
 
+#include "search/agg_exec.h"
+#include "search/agg_validate.h"
 #include "search/document.h"
 #include "search/engine_impl.h"
 #include "search/query_builder.h"
 #include "search/sort_keys.h"
 #include "search/terms.h"
 #include "search/token.h"
+#include "storage/store.h"
+#include "versions/row_key.h"
+#include "versions/visibility.h"
 
 namespace ttlstore::search {
 namespace {
@@ -119,6 +124,23 @@ Status WithReader(OpenIndex& ix, std::string_view what,
 
 Error InvalidToken() { return Error::Validation(kTokenErrorText); }
 
+// Aggregations read an array field's elements from the row when the document predates
+// its array slot (search/agg_columns.h): the row's current visible cell, as BuildDocument
+// reads it.
+RowValues RowValuesOf(storage::Store& store, const model::TablestoreSchema& table, int64_t now_ms) {
+  return [&store, &table, now_ms](const std::string& key, const model::SearchField& f) {
+    std::vector<model::CellValue> out;
+    auto bytes = store.Get(storage::Family::kRows, key);
+    versions::StoredRow row;
+    if (!bytes.ok() || !bytes->has_value() || !versions::DecodeRow(**bytes, &row)) return out;
+    const versions::Column* col = row.Find(f.name);
+    if (!col) return out;
+    const versions::Version* v = versions::LatestVisible(*col, table.options, now_ms);
+    if (v) out = FieldValues(f, v->value);
+    return out;
+  };
+}
+
 }  // namespace
 
 Status SearchEngine::Validate(const model::SearchIndexMeta& index, const Query& q) {
@@ -129,6 +151,8 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
                                           const model::SearchIndexMeta& index,
                                           const SearchRequest& req) {
   if (auto s = ValidateQuery(index, req.query); !s.ok()) return s.error();
+  const bool aggregate = req.aggs && !req.aggs->empty();
+  if (aggregate) RETURN_IF_ERROR(ValidateAggregations(index, *req.aggs));
   if (req.limit < 0 || req.limit > kMaxLimit) {
     return Error::Validation("limit must be in [0, " + std::to_string(kMaxLimit) + "]");
   }
@@ -167,6 +191,11 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
   auto ix = impl_->Find(index.id);
   if (!ix) {  // not opened yet (just created): nothing is indexed
     if (req.total_count) out.total_hits = 0;
+    if (aggregate) {
+      Xapian::WritableDatabase empty(std::string(), Xapian::DB_BACKEND_INMEMORY);
+      ASSIGN_OR_RETURN(aggs, RunAggregations(index, empty, Xapian::Query::MatchAll, *req.aggs, {}));
+      out.aggs = std::make_shared<AggOutput>(std::move(aggs));
+    }
     return out;
   }
   RETURN_IF_ERROR(WithReader(*ix, "search", [&](Xapian::Database& db) -> Status {
@@ -240,6 +269,11 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
       out.total_hits = int64_t(all.get_matches_estimated());
     }
     if (out.total_hits > req.total_count_limit) out.total_hits = req.total_count_limit;
+    if (aggregate) {
+      ASSIGN_OR_RETURN(aggs, RunAggregations(index, db, q, *req.aggs,
+                                             RowValuesOf(impl_->store, table, req.now_ms)));
+      out.aggs = std::make_shared<AggOutput>(std::move(aggs));
+    }
     return Status::Ok();
   }));
   return out;

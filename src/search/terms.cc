@@ -2,6 +2,8 @@
 
 #include <openssl/sha.h>
 
+#include "common/coding.h"
+
 namespace ttlstore::search {
 
 std::string TrieTerm(size_t field, uint64_t key, int level) {
@@ -29,6 +31,22 @@ int ShardOf(std::string_view row_key) {
   uint32_t h = 2166136261u;
   for (unsigned char c : row_key) { h ^= c; h *= 16777619u; }
   return static_cast<int>(h % kShards);
+}
+
+std::string EncodeArraySlot(const std::vector<std::string>& forms) {
+  std::string out;
+  for (const auto& f : forms) PutLengthPrefixed(&out, f);
+  return out;
+}
+
+bool DecodeArraySlot(std::string_view slot, std::vector<std::string_view>* forms) {
+  forms->clear();
+  while (!slot.empty()) {
+    std::string_view f;
+    if (!GetLengthPrefixed(&slot, &f)) return false;
+    forms->push_back(f);
+  }
+  return true;
 }
 
 }  // namespace ttlstore::search

@@ -17,6 +17,8 @@
 //   slot 1  the row's newest version timestamp (ms, 8-byte form; absent: no versions)
 //   slot 2+i  field i's sort value: 0x01 . form (8-byte form for numbers, bytes for Keyword,
 //             "0"/"1" for Boolean); an array field keeps its first element
+//   slot kSlotArrayBase+i  an array field's elements, each form length-prefixed (varint); in
+//             documents written since issue 32 (aggregations read them; older ones lack it)
 // Data: the row key.
 #pragma once
 
@@ -24,12 +26,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ttlstore::search {
 
 inline constexpr unsigned kSlotRowKey = 0;
 inline constexpr unsigned kSlotTimestamp = 1;
 inline constexpr unsigned kSlotFieldBase = 2;
+inline constexpr unsigned kSlotArrayBase = 1u << 20;  // above any field's kSlotFieldBase + i
 inline constexpr int kShards = 64;
 // Xapian refuses terms longer than 245 bytes; values longer than this are cut (Keyword,
 // Text tokens) or hashed (the unique id).
@@ -72,6 +76,11 @@ inline int64_t MinuteOf(int64_t timestamp_ms) {
   return timestamp_ms >= 0 ? timestamp_ms / 60000 : -((-timestamp_ms + 59999) / 60000);
 }
 int ShardOf(std::string_view row_key);
+
+// The kSlotArrayBase slot of an array field: its elements' forms, each length-prefixed; and
+// back (false when malformed).
+std::string EncodeArraySlot(const std::vector<std::string>& forms);
+bool DecodeArraySlot(std::string_view slot, std::vector<std::string_view>* forms);
 inline std::string ShardTerm(int shard) { return "P" + std::to_string(shard); }
 
 }  // namespace ttlstore::search

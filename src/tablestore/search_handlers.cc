@@ -2,12 +2,14 @@
 // (search_query_decode.h), run by the search engine (search/search_engine.h), and each hit's
 // row read from the table through RowOps by its row key and returned as a PlainBuffer row, as
 // GetRange returns rows (docs/tablestore.md, "Search indexes").
+#include "search/agg_types.h"
 #include "search/search_engine.h"
 #include "tablestore/error_map.h"
 #include "tablestore/handlers.h"
 #include "tablestore/ots_error.h"
 #include "tablestore/plainbuffer.h"
 #include "tablestore/row_convert.h"
+#include "tablestore/search_agg_decode.h"
 #include "tablestore/search_query_decode.h"
 #include "versions/row_key.h"
 
@@ -173,6 +175,18 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   }
   resp.set_is_all_succeeded(true);
   if (!result.next_token.empty()) resp.set_next_token(result.next_token);
+  if (result.aggs) {
+    // top_rows rows are read as the hits are, with the request's columns.
+    TopRowBytes top = [&](const std::string& key) { return RowBytes(s, *target.table, key, cols); };
+    if (sreq.aggs && !sreq.aggs->aggs.empty()) {
+      ASSIGN_OR_RETURN(bytes, EncodeAggResults(result.aggs->aggs, top));
+      resp.set_aggs(std::move(bytes));
+    }
+    if (sreq.aggs && !sreq.aggs->group_bys.empty()) {
+      ASSIGN_OR_RETURN(bytes, EncodeGroupByResults(result.aggs->group_bys, top));
+      resp.set_group_bys(std::move(bytes));
+    }
+  }
   return Serialize(resp);
 }
 

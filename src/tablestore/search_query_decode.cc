@@ -1,8 +1,11 @@
 #include "tablestore/search_query_decode.h"
 
 #include <cstring>
+#include <memory>
 
+#include "search/agg_types.h"
 #include "tablestore/ots_error.h"
+#include "tablestore/search_agg_decode.h"
 #include "tablestore/search_shapes.h"
 
 namespace ttlstore::tablestore {
@@ -314,13 +317,15 @@ Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
 Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes) {
   pb::SearchQuery q;
   RETURN_IF_ERROR(Parse(bytes, &q));
-  if (q.has_aggs() || q.has_group_bys()) {
-    return Error::Validation("Aggregations and group-bys are not supported by ttlstore.");
-  }
   if (q.has_highlight()) return Error::Validation("Highlight is not supported by ttlstore.");
   if (q.has_collapse()) return Error::Validation("Collapse is not supported by ttlstore.");
   search::SearchRequest out;
   if (!q.has_query()) return Error::Validation("The query of the search query must be set.");
+  if (q.has_aggs() || q.has_group_bys()) {
+    ASSIGN_OR_RETURN(aggs, DecodeAggregations(q.has_aggs() ? &q.aggs() : nullptr,
+                                              q.has_group_bys() ? &q.group_bys() : nullptr));
+    if (!aggs.empty()) out.aggs = std::make_shared<const search::AggRequest>(std::move(aggs));
+  }
   ASSIGN_OR_RETURN(query, DecodeQuery(q.query()));
   out.query = std::move(query);
   if (q.has_filter()) {

@@ -54,7 +54,8 @@ Result<search::Query> DecodeQuery(const otssearchpb::Query& query);
 Result<std::vector<search::SortKey>> DecodeSort(const otssearchpb::Sort& sort);
 
 // A SearchRequest's serialized SearchQuery: query, sort, offset/limit (checked), token and
-// getTotalCount. Aggregations, group-bys, highlight and collapse are refused.
+// getTotalCount; aggregations and group-bys (tablestore/search_agg_decode.h). Highlight and
+// collapse are refused.
 Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes);
 
 }  // namespace ttlstore::tablestore

@@ -95,6 +95,7 @@ const WireShape& WireShapeOf(const spb::SearchRequest&) { return kSearchRequestS
 const WireShape& WireShapeOf(const spb::SearchQuery&) { return kSearchQueryShape; }
 const WireShape& WireShapeOf(const spb::ComputeSplitsRequest&) { return kComputeSplitsShape; }
 const WireShape& WireShapeOf(const spb::ParallelScanRequest&) { return kParallelScanShape; }
+const WireShape& SortWireShape() { return kSortShape; }
 const WireShape& WireShapeOf(const spb::MatchQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::MatchPhraseQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::MatchAllQuery&) { return kLeaf; }

@@ -21,6 +21,8 @@ const WireShape& WireShapeOf(const spb::SearchRequest&);
 const WireShape& WireShapeOf(const spb::SearchQuery&);
 const WireShape& WireShapeOf(const spb::ComputeSplitsRequest&);
 const WireShape& WireShapeOf(const spb::ParallelScanRequest&);
+// A Sort message (a top_rows aggregation's sort: tablestore/search_agg_decode.h).
+const WireShape& SortWireShape();
 // The query messages a Query's bytes hold.
 const WireShape& WireShapeOf(const spb::MatchQuery&);
 const WireShape& WireShapeOf(const spb::MatchPhraseQuery&);

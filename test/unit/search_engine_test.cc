@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
 
 #include "check/consistency.h"
+#include "search/agg_types.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
 #include "search/query_builder.h"
@@ -851,6 +853,110 @@ TEST_F(SearchEngineTest, ParallelScanRulesOfTheService) {
   EXPECT_EQ(r.error().message(),
             std::string(kSessionExpiredPrefix) +
                 "ScanQuery'session is expired, please retry ComputeSplitsRequest and ScanQuery.");
+}
+
+// Aggregations read every element of an array field from its document's array slot, and from
+// the row when the document was written before that slot existed (issue 32); `ttlstore check`
+// accepts both kinds of document.
+TEST_F(SearchEngineTest, AggregationsReadArrayElementsOfOldDocumentsFromTheRow) {
+  AddIndex();
+  ASSERT_TRUE(catalog_->Update("docs", [](model::TableDescriptor& t) {
+    for (auto& f : t.tablestore->search_indexes.front().fields) {
+      if (f.name == "tags") f.sort_and_agg = true;
+    }
+    return Status::Ok();
+  }, ops::Front::kTablestore).ok());
+  StartEngine();
+  LoadRows(0, 400);
+  ASSERT_TRUE(engine_->Flush().ok());
+  int64_t values = 0;
+  std::set<std::string> distinct;
+  for (const auto& [id, r] : model_) {
+    values += int64_t(r.tags.size());
+    distinct.insert(r.tags.begin(), r.tags.end());
+  }
+  ASSERT_GT(values, 100);
+  auto aggs = std::make_shared<AggRequest>();
+  Aggregation count;
+  count.name = "n";
+  count.kind = AggKind::kCount;
+  count.field = "tags";
+  Aggregation dc = count;
+  dc.name = "dc";
+  dc.kind = AggKind::kDistinctCount;
+  aggs->aggs = {count, dc};
+  auto run = [&]() -> std::pair<int64_t, int64_t> {
+    SearchRequest req;
+    req.now_ms = kNow;
+    req.limit = 0;
+    req.aggs = aggs;
+    auto r = engine_->Search(Table()->id, *Table()->tablestore, Index(), req);
+    EXPECT_TRUE(r.ok()) << r.error().message();
+    if (!r.ok() || !r->aggs || r->aggs->aggs.size() != 2) return {-1, -1};
+    return {r->aggs->aggs[0].count, r->aggs->aggs[1].count};
+  };
+  EXPECT_EQ(run(), std::make_pair(values, int64_t(distinct.size())));
+
+  // Documents as written before the array slots: without them.
+  engine_->Stop();
+  engine_.reset();
+  size_t tags = 0;
+  while (Index().fields[tags].name != "tags") ++tags;
+  {
+    Xapian::WritableDatabase db((dir_ / "search" / std::to_string(Index().id)).string());
+    int stripped = 0;
+    for (auto d = db.postlist_begin(""); d != db.postlist_end(""); ++d) {
+      Xapian::Document doc = db.get_document(*d);
+      if (doc.get_value(kSlotArrayBase + tags).empty()) continue;
+      doc.remove_value(kSlotArrayBase + tags);
+      db.replace_document(*d, doc);
+      ++stripped;
+    }
+    db.commit();
+    EXPECT_GT(stripped, 50);
+  }
+  StartEngine();
+  EXPECT_EQ(run(), std::make_pair(values, int64_t(distinct.size())));
+  engine_->Stop();
+  auto report = check::CheckStore(*store_, kNow, (dir_ / "search").string());
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  for (const auto& p : report->problems) ADD_FAILURE() << p;
+}
+
+// An index the engine has not opened yet (just created) has no documents: its aggregations are
+// those of no rows.
+TEST_F(SearchEngineTest, AggregationsOfAnIndexNotOpenedYet) {
+  AddIndex();
+  StartEngine();
+  LoadRows(0, 20);
+  ASSERT_TRUE(engine_->Flush().ok());
+  model::SearchIndexMeta fresh = Index();
+  fresh.id = 987654;  // not opened
+  auto aggs = std::make_shared<AggRequest>();
+  Aggregation sum;
+  sum.name = "s";
+  sum.kind = AggKind::kSum;
+  sum.field = "num";
+  Aggregation max = sum;
+  max.name = "m";
+  max.kind = AggKind::kMax;
+  GroupBy by;
+  by.name = "g";
+  by.field = "kw";
+  aggs->aggs = {sum, max};
+  aggs->group_bys = {by};
+  SearchRequest req;
+  req.now_ms = kNow;
+  req.limit = 0;
+  req.aggs = aggs;
+  auto r = engine_->Search(Table()->id, *Table()->tablestore, fresh, req);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_TRUE(r->aggs);
+  ASSERT_EQ(r->aggs->aggs.size(), 2u);
+  EXPECT_EQ(r->aggs->aggs[0].value, 0);
+  EXPECT_EQ(r->aggs->aggs[1].value, -std::numeric_limits<double>::infinity());
+  ASSERT_EQ(r->aggs->group_bys.size(), 1u);
+  EXPECT_TRUE(r->aggs->group_bys[0].items.empty());
 }
 
 }  // namespace
