@@ -48,6 +48,7 @@ describe('search: Nested fields, NestedQuery, nested sorts and inner hits', () =
         { fieldName: 'nk', fieldType: FT.KEYWORD, index: true, enableSortAndAgg: true },
         { fieldName: 'nl', fieldType: FT.LONG, index: true, enableSortAndAgg: true },
         { fieldName: 'nt', fieldType: FT.TEXT, index: true },
+        { fieldName: 'ng', fieldType: FT.GEO_POINT, index: true, enableSortAndAgg: true },
       ] },
     ] } });
     const rand = rng(7);
@@ -62,6 +63,7 @@ describe('search: Nested fields, NestedQuery, nested sorts and inner hits', () =
         for (let j = 0; j < count; j++) {
           const d = { nk: String.fromCharCode(97 + Math.floor(rand() * 3)), nl: Math.floor(rand() * 10) };
           if (rand() < 0.8) d.nt = `${WORDS[Math.floor(rand() * 5)]} ${WORDS[Math.floor(rand() * 5)]}`;
+          d.ng = `${rand().toFixed(6)},${rand().toFixed(6)}`;
           arr.push(d);
         }
         docs.set(i, arr);
@@ -91,7 +93,7 @@ describe('search: Nested fields, NestedQuery, nested sorts and inner hits', () =
     const d = await client.describeSearchIndex({ tableName: t, indexName: ix });
     const n = d.schema.fieldSchemas[1];
     assert.equal(n.fieldType, FT.NESTED);
-    assert.deepEqual(n.fieldSchemas.map((f) => f.fieldName), ['nk', 'nl', 'nt']);
+    assert.deepEqual(n.fieldSchemas.map((f) => f.fieldName), ['nk', 'nl', 'nt', 'ng']);
     assert.equal(n.fieldSchemas[1].fieldType, FT.LONG);
   });
 
@@ -187,6 +189,35 @@ describe('search: Nested fields, NestedQuery, nested sorts and inner hits', () =
       const want = docs.get(idOf(row)).map((d, j) => [d, j]).filter(([d]) => d.nk === 'a').map(([, j]) => j).reverse();
       assert.deepEqual(r.searchHits[i].searchInnerHits.get('n').subSearchHits.map(offsetOf), want);
     });
+  });
+
+  it('geo queries and GeoDistanceSort on a GeoPoint sub-field', async () => {
+    const R = 6371008.7714;
+    const rad = (x) => (x * Math.PI) / 180;
+    const step = [180 / 2 ** 32, 360 / 2 ** 32];
+    const pt = (d) => d.ng.split(',').map(Number).map((v, k) => Math.floor(v / step[k]) * step[k]);
+    const dist = ([a, b], [c, e]) => 2 * R * Math.asin(Math.sqrt(Math.sin(rad(c - a) / 2) ** 2 +
+      Math.cos(rad(a)) * Math.cos(rad(c)) * Math.sin(rad(e - b) / 2) ** 2));
+    const center = [0.5, 0.5];
+    const D = 30000;
+    const want = [], not = [];
+    for (const [id, ds] of docs) {
+      const near = ds.filter((d) => d.nk === 'a').map((d) => dist(center, pt(d)));
+      if (near.some((x) => Math.abs(x - D) < 1)) continue;
+      (near.some((x) => x < D) ? want : not).push(id);
+    }
+    assert.ok(want.length > 3 && not.length > 3);
+    const q = nested('n', Q.bool({ must: [Q.term('n.nk', 'a'),
+      { queryType: QT.GEO_DISTANCE_QUERY, query: { fieldName: 'n.ng', centerPoint: '0.5,0.5', distance: D } }] }));
+    const got = new Set(await searchIds(client, t, ix, q));
+    for (const id of want) assert.ok(got.has(id), `row ${id} within`);
+    for (const id of not) assert.ok(!got.has(id), `row ${id} outside`);
+    // Sorted by the nearest sub-document point.
+    const ids = await searchIds(client, t, ix, Q.exists('n'), { limit: 25, sort: [{ geoDistanceSort: {
+      fieldName: 'n.ng', points: ['0.5,0.5'], order: ASC, nestedFilter: { path: 'n', filter: Q.all() } } }] });
+    const key = (id) => Math.min(...docs.get(id).map((d) => dist(center, pt(d))));
+    assert.equal(ids.length, docs.size);
+    for (let i = 1; i < ids.length; i++) assert.ok(key(ids[i - 1]) <= key(ids[i]) + 0.01);
   });
 
   it('refuses what the service refuses, with OTSParameterInvalid', async () => {
