@@ -11,13 +11,15 @@
 
 namespace ttlstore::model {
 
-// Numbered as the protocol's FieldType (persisted). Nested, GeoPoint and Vector are refused.
+// Numbered as the protocol's FieldType (persisted). Vector is refused.
 enum class SearchFieldType : uint8_t {
   kLong = 1,
   kDouble = 2,
   kBoolean = 3,
   kKeyword = 4,
   kText = 5,
+  kNested = 6,    // a JSON array of objects, each a sub-document of `sub_fields`
+  kGeoPoint = 7,  // "latitude,longitude" (search/geo.h)
   kDate = 8,
 };
 
@@ -32,9 +34,19 @@ struct SearchField {
                                    // "max_word", "fuzzy"
   std::string analyzer_parameter;  // the serialized analyzer parameter message, as given
   std::vector<std::string> date_formats;  // Date only
+  // Nested only: the schema of each sub-document, in the order given (a sub-field may be Nested
+  // itself, at most model::kMaxNestedDepth levels in all). Names are relative ("nk"); queries
+  // name them by path ("n.nk").
+  std::vector<SearchField> sub_fields;
 
   friend bool operator==(const SearchField&, const SearchField&) = default;
 };
+
+// The service's bounds on Nested fields (help: "Search index limits"): five levels of nesting,
+// 256 sub-documents in one value, 100 sub-fields in one Nested field.
+inline constexpr int kMaxNestedDepth = 5;
+inline constexpr size_t kMaxNestedDocs = 256;
+inline constexpr size_t kMaxNestedSubFields = 100;
 
 // One key of a search index's presort (IndexSchema.index_sort) or of a Search's sort.
 struct SearchSortKey {

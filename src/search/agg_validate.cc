@@ -304,7 +304,7 @@ class Checker {
       case GroupByKind::kGeoGrid:
         return Bad(what, std::string(g.kind == GroupByKind::kGeoGrid ? "GroupByGeoGrid"
                                                                      : "GroupByGeoDistance") +
-                             " is not supported by ttlstore: it needs GeoPoint fields.");
+                             " is not supported by ttlstore yet.");
       case GroupByKind::kField: {
         ASSIGN_OR_RETURN(f, TypedField(index_, what, g.field, AllowedTypes(g.kind)));
         (void)f;

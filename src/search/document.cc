@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "search/analyzer.h"
+#include "search/geo_field.h"
+#include "search/nested_field.h"
 #include "search/terms.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
@@ -124,6 +126,9 @@ std::optional<CellValue> Convert(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kText:
       if (v.type == CellType::kString) return v;
       return std::nullopt;
+    case SearchFieldType::kGeoPoint:
+    case SearchFieldType::kNested:
+      return std::nullopt;  // not scalars (geo_field.h, nested_field.h)
   }
   return std::nullopt;
 }
@@ -182,8 +187,38 @@ std::string SortValue(const model::SearchField& f, const CellValue& v) {
     case SearchFieldType::kBoolean: s += v.boolean ? "1" : "0"; break;
     case SearchFieldType::kKeyword:
     case SearchFieldType::kText: s += v.bytes; break;
+    case SearchFieldType::kGeoPoint:
+    case SearchFieldType::kNested: break;  // no scalar sort value
   }
   return s;
+}
+
+void AddValueTerms(Xapian::Document* doc, const model::SearchField& f, std::string_view key,
+                   const CellValue& v, uint32_t analysis, Xapian::termpos* pos) {
+  switch (f.type) {
+    case SearchFieldType::kLong:
+    case SearchFieldType::kDate:
+    case SearchFieldType::kDouble: {
+      uint64_t k = NumericKey(f.type, v);
+      for (int level = 0; level < kTrieLevels; ++level) {
+        doc->add_boolean_term(KeyTrieTerm(key, k, level));
+      }
+      break;
+    }
+    case SearchFieldType::kBoolean: doc->add_boolean_term(KeyValueTerm(key, v.boolean ? "t" : "f")); break;
+    case SearchFieldType::kKeyword: doc->add_boolean_term(KeyValueTerm(key, v.bytes)); break;
+    case SearchFieldType::kText: {
+      uint32_t used = 0;  // positions the value's words take
+      for (const auto& w : AnalyzeText(f, v.bytes, analysis, AnalyzeFor::kDocument)) {
+        doc->add_posting(KeyValueTerm(key, w.text), *pos + w.position);
+        used = w.position + 1;
+      }
+      *pos += used + 100;  // array elements are not adjacent for MatchPhrase
+      break;
+    }
+    case SearchFieldType::kGeoPoint:
+    case SearchFieldType::kNested: break;  // their own builders (geo_field.h, nested_field.h)
+  }
 }
 
 std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& index,
@@ -222,6 +257,14 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
       if (!v) continue;
       cell = &v->value;
     }
+    if (f.type == SearchFieldType::kGeoPoint) {
+      AddGeoField(&doc, f, i, *cell);
+      continue;
+    }
+    if (f.type == SearchFieldType::kNested) {
+      AddNestedField(&doc, f, i, *cell, index.analysis, &pos);
+      continue;
+    }
     std::vector<CellValue> values = FieldValues(f, *cell);
     if (values.empty()) continue;
     doc.add_boolean_term(ExistsTerm(i));
@@ -232,30 +275,7 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
       doc.add_value(kSlotArrayBase + i, EncodeArraySlot(forms));
     }
     if (!f.index) continue;
-    for (const auto& v : values) {
-      switch (f.type) {
-        case SearchFieldType::kLong:
-        case SearchFieldType::kDate:
-        case SearchFieldType::kDouble: {
-          uint64_t k = NumericKey(f.type, v);
-          for (int level = 0; level < kTrieLevels; ++level) {
-            doc.add_boolean_term(TrieTerm(i, k, level));
-          }
-          break;
-        }
-        case SearchFieldType::kBoolean: doc.add_boolean_term(ValueTerm(i, v.boolean ? "t" : "f")); break;
-        case SearchFieldType::kKeyword: doc.add_boolean_term(ValueTerm(i, v.bytes)); break;
-        case SearchFieldType::kText: {
-          uint32_t used = 0;  // positions the value's words take
-          for (const auto& w : AnalyzeText(f, v.bytes, index.analysis, AnalyzeFor::kDocument)) {
-            doc.add_posting(ValueTerm(i, w.text), pos + w.position);
-            used = w.position + 1;
-          }
-          pos += used + 100;  // array elements are not adjacent for MatchPhrase
-          break;
-        }
-      }
-    }
+    for (const auto& v : values) AddValueTerms(&doc, f, FieldKey(i), v, index.analysis, &pos);
   }
   return doc;
 }

@@ -45,6 +45,14 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
                                               std::string_view row_key,
                                               const versions::StoredRow& row, int64_t now_ms);
 
+// Adds the terms of one value `v` of field `f` (already of its type, as FieldValues gives it;
+// GeoPoint and Nested fields have builders of their own) under term key `key` (terms.h): the trie
+// terms of a number, the term of a Keyword or Boolean, or the words of a Text value at positions
+// from *pos on (*pos is advanced past them with a gap, so that two values are never adjacent for
+// MatchPhrase).
+void AddValueTerms(Xapian::Document* doc, const model::SearchField& f, std::string_view key,
+                   const model::CellValue& v, uint32_t analysis, Xapian::termpos* pos);
+
 // The sort-slot form of one field value (terms.h: 0x01 . form).
 std::string SortValue(const model::SearchField& f, const model::CellValue& v);
 // The 8-byte order-preserving key of a numeric value of field type `t` (Long, Date: integer;

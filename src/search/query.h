@@ -12,11 +12,24 @@
 
 #include "model/cell.h"
 #include "model/search_index.h"
+#include "search/geo.h"
 
 namespace ttlstore::search {
 
 struct AggRequest;  // search/agg_types.h
 struct AggOutput;
+// InnerHits of a NestedQuery: which of a hit's matching sub-documents it returns, in what order.
+struct InnerSortKey {
+  enum class Kind : uint8_t { kDoc, kScore, kField };
+  Kind kind = Kind::kDoc;
+  std::string field;  // kField: a sub-field of the query's path, by full path ("n.nl")
+  bool descending = false;
+};
+struct InnerHits {
+  std::vector<InnerSortKey> sort;  // empty: DocSort ascending (the sub-documents' order)
+  int32_t offset = 0;
+  int32_t limit = 3;  // the service's default
+};
 
 struct Query {
   enum class Kind : uint8_t {
@@ -30,7 +43,13 @@ struct Query {
     kBool,         // must / must_not / filter / should
     kMatch,        // Text: the analyzed words of `text`, OR (min should match) or AND
     kMatchPhrase,  // Text: the analyzed words of `text`, adjacent and in order
+    kGeoDistance,     // GeoPoint: within `distance` meters of points[0]
+    kGeoBoundingBox,  // GeoPoint: in the box of points[0] (top left) and points[1] (bottom right)
+    kGeoPolygon,      // GeoPoint: inside the polygon of `points`
+    kNested,          // `field` a Nested path; sub[0] matched within one of its sub-documents
   };
+  // NestedQuery.score_mode, numbered as the protocol's ScoreMode.
+  enum class ScoreMode : uint8_t { kNone = 1, kAvg = 2, kMax = 3, kTotal = 4, kMin = 5 };
   Kind kind = Kind::kMatchAll;
   std::string field;
   std::vector<model::CellValue> terms;            // kTerm (one), kTerms (1..1024)
@@ -41,6 +60,11 @@ struct Query {
   std::optional<int32_t> minimum_should_match;    // kMatch (OR) and kBool (should)
   std::vector<Query> must, must_not, filter, should;  // kBool
   float weight = 1.0f;                            // scoring only
+  std::vector<GeoPoint> points;                   // kGeo*
+  double distance = 0;                            // kGeoDistance, meters
+  std::vector<Query> sub;                         // kNested: the inner query (one)
+  ScoreMode score_mode = ScoreMode::kAvg;         // kNested
+  std::optional<InnerHits> inner_hits;            // kNested
 };
 
 struct SortKey {
@@ -55,6 +79,20 @@ struct SortKey {
   // FieldSort.mode (min, max or avg over an array) was given: refused on an array field, whose
   // documents keep only their first element's sort value; meaningless on a single value.
   bool mode_given = false;
+  // The mode as given (FieldSort and GeoDistanceSort): which of several values orders a row (a
+  // GeoPoint array, a sub-field's values over sub-documents). Default: the smallest ascending,
+  // the largest descending.
+  enum class Mode : uint8_t { kDefault = 0, kMin = 1, kMax = 2, kAvg = 3 };
+  Mode mode = Mode::kDefault;
+  // GeoDistanceSort: key.field is the GeoPoint field (or sub-field); rows by their distance to
+  // the nearest (by `mode`) of `geo_points`, arc or plane.
+  bool geo = false;
+  std::vector<GeoPoint> geo_points;
+  bool plane = false;
+  // NestedFilter (a sort on a sub-field): the sub-documents of `nested_path` that count, those
+  // matching nested_filter[0] (none: all).
+  std::string nested_path;
+  std::vector<Query> nested_filter;
 };
 
 struct SearchRequest {
@@ -76,9 +114,22 @@ struct SearchRequest {
   std::shared_ptr<const AggRequest> aggs;
 };
 
+// The inner hits of one NestedQuery with InnerHits, for one hit (or one sub-document).
+struct InnerHit;
+struct InnerHitGroup {
+  std::string path;
+  std::vector<InnerHit> hits;
+};
+struct InnerHit {
+  int32_t offset = 0;  // the sub-document's position in its JSON array
+  double score = 0;
+  std::vector<InnerHitGroup> inner;  // of NestedQuery with InnerHits inside this one
+};
+
 struct Hit {
   std::string row_key;  // the `rows`-family key of the table row (versions/row_key.h)
   double score = 0;
+  std::vector<InnerHitGroup> inner_hits;
 };
 
 struct SearchResult {

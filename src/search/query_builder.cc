@@ -6,6 +6,10 @@
 
 #include "search/analyzer.h"
 #include "search/document.h"
+#include "search/field_ref.h"
+#include "search/geo_query.h"
+#include "search/nested_query.h"
+#include "search/sort_values.h"
 #include "search/terms.h"
 
 namespace ttlstore::search {
@@ -15,6 +19,8 @@ using model::CellType;
 using model::CellValue;
 using model::SearchFieldType;
 
+}  // namespace
+
 std::string TypeName(SearchFieldType t) {
   switch (t) {
     case SearchFieldType::kLong: return "LONG";
@@ -23,6 +29,8 @@ std::string TypeName(SearchFieldType t) {
     case SearchFieldType::kKeyword: return "KEYWORD";
     case SearchFieldType::kText: return "TEXT";
     case SearchFieldType::kDate: return "DATE";
+    case SearchFieldType::kGeoPoint: return "GEO_POINT";
+    case SearchFieldType::kNested: return "NESTED";
   }
   return "UNKNOWN";
 }
@@ -39,9 +47,15 @@ std::string KindName(Query::Kind k) {
     case Query::Kind::kBool: return "BoolQuery";
     case Query::Kind::kMatch: return "MatchQuery";
     case Query::Kind::kMatchPhrase: return "MatchPhraseQuery";
+    case Query::Kind::kGeoDistance: return "GeoDistanceQuery";
+    case Query::Kind::kGeoBoundingBox: return "GeoBoundingBoxQuery";
+    case Query::Kind::kGeoPolygon: return "GeoPolygonQuery";
+    case Query::Kind::kNested: return "NestedQuery";
   }
   return "Query";
 }
+
+namespace {
 
 bool ValueFits(SearchFieldType t, const CellValue& v) { return QueryValueOf(t, v).has_value(); }
 
@@ -51,7 +65,8 @@ bool IsNumeric(SearchFieldType t) {
 
 Status FieldError(const std::string& m) { return Error::Validation(m); }
 
-Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, size_t* nodes) {
+Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, size_t* nodes,
+             const QueryScope& scope) {
   if (depth > kMaxQueryDepth) {
     return FieldError("The depth of the query exceeds the limit: " + std::to_string(kMaxQueryDepth));
   }
@@ -62,7 +77,7 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
   if (q.kind == Query::Kind::kBool) {
     for (const auto* list : {&q.must, &q.must_not, &q.filter, &q.should}) {
       for (const auto& sub : *list) {
-        if (auto s = Check(index, sub, depth + 1, nodes); !s.ok()) return s;
+        if (auto s = Check(index, sub, depth + 1, nodes, scope); !s.ok()) return s;
       }
     }
     if (q.minimum_should_match && *q.minimum_should_match < 0) {
@@ -75,12 +90,25 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
     }
     return Status::Ok();
   }
-  const model::SearchField* f = index.FindField(q.field);
+  if (q.kind == Query::Kind::kNested) {
+    return CheckNestedQuery(index, q, scope, [&](const Query& inner, const QueryScope& s) {
+      return Check(index, inner, depth + 1, nodes, s);
+    });
+  }
   if (q.field.empty()) return FieldError(KindName(q.kind) + ": field_name is required");
-  if (!f) return FieldError("field:" + q.field + " is not found in index schema");
+  std::optional<FieldRef> ref = ResolveField(index, q.field);
+  if (!ref) return FieldError("field:" + q.field + " is not found in index schema");
+  RETURN_IF_ERROR(CheckFieldScope(*ref, q, scope));
+  const model::SearchField* f = ref->field;
   if (q.kind == Query::Kind::kExists) return Status::Ok();
   if (!f->index) return FieldError("field:" + q.field + " is not indexed, can not be queried");
   std::string type = TypeName(f->type);
+  bool geo_kind = q.kind == Query::Kind::kGeoDistance || q.kind == Query::Kind::kGeoBoundingBox ||
+                  q.kind == Query::Kind::kGeoPolygon;
+  if (geo_kind != (f->type == SearchFieldType::kGeoPoint)) {
+    return FieldError(KindName(q.kind) + " is not supported on field:" + q.field + " type:" + type);
+  }
+  if (geo_kind) return ValidateGeoQuery(q);
   switch (q.kind) {
     case Query::Kind::kTerm:
     case Query::Kind::kTerms: {
@@ -144,7 +172,8 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
   }
 }
 
-// OR of `qs` where at least `m` must match: OR, AND, or an OR of the ANDs of every m-subset.
+}  // namespace
+
 Result<Xapian::Query> AtLeast(const std::vector<Xapian::Query>& qs, size_t m) {
   if (qs.empty() || m > qs.size()) return Xapian::Query::MatchNothing;
   if (m <= 1) return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
@@ -172,7 +201,6 @@ Result<Xapian::Query> AtLeast(const std::vector<Xapian::Query>& qs, size_t m) {
   return Xapian::Query(Xapian::Query::OP_OR, ors.begin(), ors.end());
 }
 
-// Whether `s` matches the wildcard pattern (* any run, ? one byte).
 bool WildMatch(std::string_view p, std::string_view s) {
   size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
   while (si < s.size()) {
@@ -191,6 +219,8 @@ bool WildMatch(std::string_view p, std::string_view s) {
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
 }
+
+namespace {
 
 Xapian::Query Or(const std::vector<std::string>& terms) {
   if (terms.empty()) return Xapian::Query::MatchNothing;
@@ -247,18 +277,24 @@ Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapia
   return positive;
 }
 
-Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                const Query& q) {
-  int fi = FieldIndex(index, q.field);
-  const model::SearchField& f = index.fields[size_t(fi)];
+}  // namespace
+
+Result<Xapian::Query> BuildFieldLeaf(const model::SearchIndexMeta& index,
+                                     const Xapian::Database& db, const Query& q,
+                                     const FieldRef& ref, bool exact) {
+  const model::SearchField& f = *ref.field;
+  const std::string& key = ref.key;
   auto term_of = [&](const CellValue& given) -> std::string {
     CellValue v = *QueryValueOf(f.type, given);  // Check() made sure it fits
-    if (IsNumeric(f.type)) return TrieTerm(size_t(fi), NumericKey(f.type, v), 0);
-    if (f.type == SearchFieldType::kBoolean) return ValueTerm(size_t(fi), v.boolean ? "t" : "f");
-    return ValueTerm(size_t(fi), v.bytes);
+    if (IsNumeric(f.type)) return KeyTrieTerm(key, NumericKey(f.type, v), 0);
+    if (f.type == SearchFieldType::kBoolean) return KeyValueTerm(key, v.boolean ? "t" : "f");
+    return KeyValueTerm(key, v.bytes);
   };
   switch (q.kind) {
-    case Query::Kind::kExists: return Xapian::Query(ExistsTerm(size_t(fi)));
+    case Query::Kind::kExists: return Xapian::Query(KeyExistsTerm(key));
+    case Query::Kind::kGeoDistance:
+    case Query::Kind::kGeoBoundingBox:
+    case Query::Kind::kGeoPolygon: return BuildGeoQuery(ref, q, exact);
     case Query::Kind::kTerm: return Xapian::Query(term_of(q.terms[0]));
     case Query::Kind::kTerms: {
       std::vector<std::string> terms;
@@ -283,12 +319,12 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
           }
         }
         if (lo > hi) return Xapian::Query::MatchNothing;
-        return Or(TrieRangeTerms(size_t(fi), lo, hi));
+        return Or(KeyTrieRangeTerms(key, lo, hi));
       }
       // Keyword: the field's terms between the bounds, enumerated (bounded).
-      std::string prefix = FieldPrefix('K', size_t(fi));
-      std::string from = q.from ? ValueTerm(size_t(fi), q.from->bytes) : prefix;
-      std::string to = q.to ? ValueTerm(size_t(fi), q.to->bytes) : std::string();
+      std::string prefix = KeyPrefix('K', key);
+      std::string from = q.from ? KeyValueTerm(key, q.from->bytes) : prefix;
+      std::string to = q.to ? KeyValueTerm(key, q.to->bytes) : std::string();
       std::vector<std::string> terms;
       for (auto it = db.allterms_begin(prefix); it != db.allterms_end(prefix); ++it) {
         std::string t = *it;
@@ -303,15 +339,14 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
       return Or(terms);
     }
     case Query::Kind::kPrefix: {
-      std::string p = ValueTerm(size_t(fi), q.text);
+      std::string p = KeyValueTerm(key, q.text);
       return Xapian::Query(Xapian::Query::OP_WILDCARD, p, kMaxExpansion,
                            Xapian::Query::WILDCARD_LIMIT_ERROR);
     }
     case Query::Kind::kWildcard: {
       size_t lit = q.text.find_first_of("*?");
-      if (lit == std::string::npos) return Xapian::Query(ValueTerm(size_t(fi), q.text));
-      std::string prefix = ValueTerm(size_t(fi), q.text.substr(0, lit));
-      std::string field_prefix = FieldPrefix('K', size_t(fi));
+      if (lit == std::string::npos) return Xapian::Query(KeyValueTerm(key, q.text));
+      std::string prefix = KeyValueTerm(key, q.text.substr(0, lit));
       std::string_view pattern = std::string_view(q.text).substr(lit);
       std::vector<std::string> terms;
       size_t scanned = 0;
@@ -345,7 +380,7 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
       if (words.empty()) return Xapian::Query::MatchNothing;
       if (words.size() > kMaxTermsPerQuery) words.resize(kMaxTermsPerQuery);
       std::vector<Xapian::Query> terms;
-      for (const auto& w : words) terms.emplace_back(ValueTerm(size_t(fi), w.text));
+      for (const auto& w : words) terms.emplace_back(KeyValueTerm(key, w.text));
       if (fuzzy || (q.kind == Query::Kind::kMatch && q.match_and)) {
         return Xapian::Query(Xapian::Query::OP_AND, terms.begin(), terms.end());
       }
@@ -363,6 +398,14 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
     }
     default: return Xapian::Query::MatchAll;
   }
+}
+
+namespace {
+
+Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                                const Query& q) {
+  if (q.kind == Query::Kind::kNested) return BuildNestedQuery(index, db, q);
+  return BuildFieldLeaf(index, db, q, *ResolveField(index, q.field), true);
 }
 
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
@@ -415,6 +458,8 @@ std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kText:
       if (v.type == CellType::kString) return v;
       return std::nullopt;
+    case SearchFieldType::kGeoPoint:
+    case SearchFieldType::kNested: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -428,13 +473,23 @@ int FieldIndex(const model::SearchIndexMeta& index, const std::string& name) {
 
 Status ValidateQuery(const model::SearchIndexMeta& index, const Query& q) {
   size_t nodes = 0;
-  return Check(index, q, 1, &nodes);
+  return Check(index, q, 1, &nodes, QueryScope{});
+}
+
+Status ValidateScopedQuery(const model::SearchIndexMeta& index, const Query& q,
+                           const QueryScope& scope) {
+  size_t nodes = 0;
+  return Check(index, q, 1, &nodes, scope);
 }
 
 Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortKey>& sort) {
   if (sort.size() > 8) return Error::Validation("The number of sorters exceeds the limit: 8");
   for (const auto& k : sort) {
     if (k.key.kind != model::SearchSortKey::Kind::kField) continue;
+    if (IsSlotSort(index, k)) {
+      RETURN_IF_ERROR(ValidateSlotSort(index, k));
+      continue;
+    }
     const model::SearchField* f = index.FindField(k.key.field);
     if (!f) return Error::Validation("field:" + k.key.field + " is not found in index schema");
     if (!f->sort_and_agg || f->type == SearchFieldType::kText) {
@@ -452,7 +507,8 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
     if (k.missing_field.empty()) continue;
     const model::SearchField* m = index.FindField(k.missing_field);
     if (!m) return Error::Validation("field:" + k.missing_field + " is not found in index schema");
-    if (!m->sort_and_agg || m->type == SearchFieldType::kText) {
+    if (!m->sort_and_agg || m->type == SearchFieldType::kText ||
+        m->type == SearchFieldType::kGeoPoint || m->type == SearchFieldType::kNested) {
       return Error::Validation("field:" + k.missing_field + " must enable enable_sort_and_agg, " +
                                "but enable_sort_and_agg is not enabled");
     }
@@ -475,6 +531,10 @@ Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapi
 }
 
 std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi) {
+  return KeyTrieRangeTerms(FieldKey(field), lo, hi);
+}
+
+std::vector<std::string> KeyTrieRangeTerms(std::string_view field, uint64_t lo, uint64_t hi) {
   // Block indices at the current level: [a, b]. Each step emits the partial blocks at both
   // ends and climbs one level with the full blocks between them.
   std::vector<std::string> out;
@@ -483,7 +543,7 @@ std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi) 
     int shift = level * kTrieStep;
     auto emit = [&](uint64_t from, uint64_t to) {
       for (uint64_t p = from;; ++p) {
-        out.push_back(TrieTerm(field, shift >= 64 ? 0 : (p << shift), level));
+        out.push_back(KeyTrieTerm(field, shift >= 64 ? 0 : (p << shift), level));
         if (p == to) break;
       }
     };

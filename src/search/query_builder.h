@@ -15,6 +15,7 @@
 
 #include "common/result.h"
 #include "model/search_index.h"
+#include "search/field_ref.h"
 #include "search/query.h"
 
 namespace ttlstore::search {
@@ -30,8 +31,20 @@ inline constexpr size_t kMaxPatternBytes = 1024;       // Prefix
 inline constexpr size_t kMaxWildcardChars = 32;
 inline constexpr size_t kMaxShouldCombinations = 256;  // minimum_should_match expansion
 
+// Where a query stands: the top level, or inside a NestedQuery of path `path` (whose fields are
+// then the only ones it may name); `inner_hits`: whether a NestedQuery here may ask for
+// InnerHits (at the top level, or inside a NestedQuery that has them).
+struct QueryScope {
+  std::string path;
+  bool inner_hits = true;
+};
+
 // Ok, or kValidation with the message (docs/compatibility.md lists them).
 Status ValidateQuery(const model::SearchIndexMeta& index, const Query& q);
+// The same for a query standing in `scope` (a NestedQuery's inner query, a nested sort's
+// filter).
+Status ValidateScopedQuery(const model::SearchIndexMeta& index, const Query& q,
+                           const QueryScope& scope);
 // The sort keys of a Search against the index's fields.
 Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortKey>& sort);
 
@@ -40,8 +53,25 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
 Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapian::Database& db,
                                  const Query& q);
 
-// The inclusive trie decomposition of [lo, hi] for field `field` (exposed for tests).
+// The inclusive trie decomposition of [lo, hi] for field `field` (exposed for tests), or for the
+// field or sub-field of term key `key`.
 std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi);
+std::vector<std::string> KeyTrieRangeTerms(std::string_view key, uint64_t lo, uint64_t hi);
+
+// The query of leaf `q` on field `ref` (any leaf kind but Bool, MatchAll and Nested). exact:
+// false for a sub-field inside a NestedQuery, whose sub-documents are tested afterwards, so that
+// a geo query needs no test of its own (geo_query.h).
+Result<Xapian::Query> BuildFieldLeaf(const model::SearchIndexMeta& index,
+                                     const Xapian::Database& db, const Query& q,
+                                     const FieldRef& ref, bool exact);
+// OR of `qs` where at least `m` must match: OR, AND, or an OR of the ANDs of every m-subset
+// (refused past kMaxShouldCombinations of them).
+Result<Xapian::Query> AtLeast(const std::vector<Xapian::Query>& qs, size_t m);
+// Whether `s` matches the wildcard pattern (* any run, ? one byte).
+bool WildMatch(std::string_view p, std::string_view s);
+// The protocol's names of field types ("LONG") and query kinds ("TermQuery"), for messages.
+std::string TypeName(model::SearchFieldType t);
+std::string KindName(Query::Kind k);
 
 // A query value (Term, Terms, Range bound, sort missing value) as a value of field type `t`, or
 // nullopt when it does not fit: Long and Date take an integer or a string of one (the Python

@@ -14,6 +14,7 @@
 #include "search/agg_validate.h"
 #include "search/document.h"
 #include "search/engine_impl.h"
+#include "search/inner_hits.h"
 #include "search/query_builder.h"
 #include "search/sort_keys.h"
 #include "search/terms.h"
@@ -240,9 +241,11 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
                                            after.get());
       if (count_in_page) out.total_hits = int64_t(mset.get_matches_estimated());
       Xapian::doccount n = 0;
+      bool inner = WantsInnerHits(req.query);
       for (auto m = mset.begin(); m != mset.end() && n < Xapian::doccount(req.limit); ++m, ++n) {
         Xapian::Document doc = m.get_document();
-        out.hits.push_back(Hit{doc.get_value(kSlotRowKey), m.get_weight()});
+        out.hits.push_back(Hit{doc.get_value(kSlotRowKey), m.get_weight(), {}});
+        if (inner) out.hits.back().inner_hits = CollectInnerHits(index, req.query, doc);
       }
       if (mset.size() > Xapian::doccount(req.limit)) {
         Token next;

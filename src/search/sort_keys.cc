@@ -5,6 +5,8 @@
 #include "common/coding.h"
 #include "search/document.h"
 #include "search/query_builder.h"
+#include "search/query_codec.h"
+#include "search/sort_values.h"
 #include "search/terms.h"
 
 namespace ttlstore::search {
@@ -14,7 +16,10 @@ using model::CellType;
 using model::CellValue;
 using Kind = model::SearchSortKey::Kind;
 
-constexpr uint8_t kSortFormat = 1;
+// 1: before issue 32; 2: each key followed by its mode, geo points and nested filter.
+constexpr uint8_t kSortFormatV1 = 1;
+constexpr uint8_t kSortFormat = 2;
+constexpr uint64_t kMaxEncodedPoints = 1000;
 constexpr uint64_t kMaxEncodedKeys = 64;
 
 void AppendComponent(std::string_view v, bool reverse, std::string* out) {
@@ -72,7 +77,7 @@ EffectiveSort SortOf(const model::SearchIndexMeta& index, const SearchRequest& r
 std::string SortKeyMaker::operator()(const Xapian::Document& doc) const {
   std::string out;
   for (const auto& p : parts_) {
-    std::string v = doc.get_value(p.slot);
+    std::string v = p.compute ? p.compute(doc) : doc.get_value(p.slot);
     if (v.empty() && p.fallback) v = doc.get_value(*p.fallback);
     if (v.empty()) v = p.missing;
     AppendComponent(v, p.reverse, &out);
@@ -91,6 +96,17 @@ void MakeSortKeys(const model::SearchIndexMeta& index, const EffectiveSort& sort
         has_pk = true;
         break;
       case Kind::kField: {
+        if (IsSlotSort(index, k)) {
+          SortKeyMaker::Part part;
+          part.reverse = k.key.descending;
+          bool first = k.missing == SortKey::Missing::kFirst;
+          part.missing = (first != k.key.descending) ? std::string() : std::string("\x02");
+          std::string given = SlotSortMissingValue(index, k);
+          if (!given.empty()) part.missing = std::move(given);
+          part.compute = MakeSlotSortValue(index, k);
+          km->Add(std::move(part));
+          break;
+        }
         int fi = FieldIndex(index, k.key.field);
         const model::SearchField& f = index.fields[size_t(fi)];
         SortKeyMaker::Part part;
@@ -157,13 +173,32 @@ std::string EncodeSort(const EffectiveSort& sort) {
       default: PutBytes(&out, v.bytes); break;
     }
   }
+  // Format 2: per key, its mode, geo distance sort and nested filter.
+  for (const auto& k : sort.keys) {
+    out.push_back(char(k.mode));
+    out.push_back(k.geo ? (k.plane ? 2 : 1) : 0);
+    if (k.geo) {
+      PutVarint64(&out, k.geo_points.size());
+      for (const auto& p : k.geo_points) {
+        uint64_t bits;
+        std::memcpy(&bits, &p.lat, sizeof bits);
+        PutFixed64BE(&out, bits);
+        std::memcpy(&bits, &p.lon, sizeof bits);
+        PutFixed64BE(&out, bits);
+      }
+    }
+    PutBytes(&out, k.nested_path);
+    out.push_back(k.nested_filter.empty() ? 0 : 1);
+    if (!k.nested_filter.empty()) PutBytes(&out, EncodeQuery(k.nested_filter[0]));
+  }
   return out;
 }
 
 std::optional<EffectiveSort> DecodeSort(std::string_view in) {
   uint8_t format, tiebreak;
   uint64_t n;
-  if (!GetByte(&in, &format) || format != kSortFormat || !GetByte(&in, &tiebreak) ||
+  if (!GetByte(&in, &format) || (format != kSortFormat && format != kSortFormatV1) ||
+      !GetByte(&in, &tiebreak) ||
       tiebreak > 1 || !GetVarint64(&in, &n) || n > kMaxEncodedKeys) {
     return std::nullopt;
   }
@@ -211,6 +246,38 @@ std::optional<EffectiveSort> DecodeSort(std::string_view in) {
       k.missing_value = std::move(v);
     }
     s.keys.push_back(std::move(k));
+  }
+  if (format == kSortFormat) {
+    for (auto& k : s.keys) {
+      uint8_t mode, geo, has_filter;
+      if (!GetByte(&in, &mode) || mode > 3 || !GetByte(&in, &geo) || geo > 2) return std::nullopt;
+      k.mode = static_cast<SortKey::Mode>(mode);
+      k.mode_given = k.mode != SortKey::Mode::kDefault;
+      k.geo = geo != 0;
+      k.plane = geo == 2;
+      if (k.geo) {
+        uint64_t n;
+        if (!GetVarint64(&in, &n) || n > kMaxEncodedPoints) return std::nullopt;
+        for (uint64_t i = 0; i < n; ++i) {
+          uint64_t a, b;
+          if (!GetFixed64BE(&in, &a) || !GetFixed64BE(&in, &b)) return std::nullopt;
+          GeoPoint p;
+          std::memcpy(&p.lat, &a, sizeof a);
+          std::memcpy(&p.lon, &b, sizeof b);
+          k.geo_points.push_back(p);
+        }
+      }
+      std::string filter;
+      if (!GetBytes(&in, &k.nested_path) || !GetByte(&in, &has_filter) || has_filter > 1) {
+        return std::nullopt;
+      }
+      if (has_filter) {
+        if (!GetBytes(&in, &filter)) return std::nullopt;
+        auto q = DecodeQuery(filter);
+        if (!q) return std::nullopt;
+        k.nested_filter.push_back(std::move(*q));
+      }
+    }
   }
   if (!in.empty()) return std::nullopt;
   return s;

@@ -12,6 +12,7 @@
 // value) as the missing position asks.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,8 @@ class SortKeyMaker : public Xapian::KeyMaker {
     std::optional<Xapian::valueno> fallback;  // missing_field's slot
     bool reverse = false;
     std::string missing;  // used when the slot (and the fallback) is empty
+    // When set, the value comes from this instead of the slot (sort_values.h).
+    std::function<std::string(const Xapian::Document&)> compute;
   };
   void Add(Part p) { parts_.push_back(std::move(p)); }
   bool empty() const { return parts_.empty(); }

@@ -6,12 +6,12 @@
 
 namespace ttlstore::search {
 
-std::string TrieTerm(size_t field, uint64_t key, int level) {
+std::string KeyTrieTerm(std::string_view key, uint64_t value, int level) {
   int shift = level * kTrieStep;
-  uint64_t v = shift >= 64 ? 0 : (key >> shift);
+  uint64_t v = shift >= 64 ? 0 : (value >> shift);
   int bytes = (64 - shift + 7) / 8;
   std::string all = KeyBytes(v);
-  return FieldPrefix('N', field) + static_cast<char>('a' + level) + all.substr(8 - bytes);
+  return KeyPrefix('N', key) + static_cast<char>('a' + level) + all.substr(8 - bytes);
 }
 
 std::string UniqueTerm(std::string_view row_key) {

@@ -4,19 +4,24 @@
 // (query_builder.h) and the checker; persisted inside every index folder, so never change a
 // spelling in place.
 //
-// Terms (field i = the field's position in SearchIndexMeta::fields, as decimal):
+// Terms (field i = the field's position in SearchIndexMeta::fields, as decimal; a sub-field of a
+// Nested field is named by the positions down to it, "i.j" or "i.j.k": its term key. Every term
+// of a sub-field holds the values of all the sub-documents, search/nested_field.h):
 //   Q<row key>                  the document's unique id (a hashed form past kMaxRawIdBytes)
-//   E<i>                        field i has a value (Exists)
-//   K<i>:<bytes>                Keyword value; Text token (with positions); Boolean "t"/"f"
-//   N<i>:<level><prefix>        numeric trie bucket: the value's 8-byte form shifted right by
+//   E<key>                      the field has a value (Exists); a Nested field: a sub-document
+//   K<key>:<bytes>              Keyword value; Text token (with positions); Boolean "t"/"f"
+//   N<key>:<level><prefix>      numeric trie bucket: the value's 8-byte form shifted right by
 //                               4*level bits, its top (64 - 4*level)/8 bytes rounded up
+//   G<key>:<level><cell>        GeoPoint cell (search/geo_cells.h)
 //   T<minute>                   the row's newest-version minute (8-byte form), for TTL purge
 //   P<shard>                    the ParallelScan shard (decimal, FNV-1a of the row key mod 64)
 // Values:
 //   slot 0  the row key (primary-key sort, paging)
 //   slot 1  the row's newest version timestamp (ms, 8-byte form; absent: no versions)
 //   slot 2+i  field i's sort value: 0x01 . form (8-byte form for numbers, bytes for Keyword,
-//             "0"/"1" for Boolean); an array field keeps its first element
+//             "0"/"1" for Boolean); an array field keeps its first element. A GeoPoint field:
+//             its points (search/geo_field.h); a Nested field: its sub-documents
+//             (search/nested_field.h)
 //   slot kSlotArrayBase+i  an array field's elements, each form length-prefixed (varint); in
 //             documents written since issue 32 (aggregations read them; older ones lack it)
 // Data: the row key.
@@ -61,15 +66,29 @@ inline uint64_t KeyFromBytes(std::string_view s) {
   return k;
 }
 
-inline std::string FieldPrefix(char kind, size_t field) {
-  return std::string(1, kind) + std::to_string(field) + ":";
+// Terms by term key (a top-level field's key is its position, FieldKey).
+inline std::string FieldKey(size_t field) { return std::to_string(field); }
+inline std::string KeyPrefix(char kind, std::string_view key) {
+  std::string s(1, kind);
+  s.append(key);
+  s.push_back(':');
+  return s;
 }
-inline std::string ExistsTerm(size_t field) { return "E" + std::to_string(field); }
+inline std::string KeyExistsTerm(std::string_view key) { return "E" + std::string(key); }
+inline std::string KeyValueTerm(std::string_view key, std::string_view value) {
+  return KeyPrefix('K', key) + std::string(value.substr(0, kMaxTermValueBytes));
+}
+// The trie term of `value` at `level` (0 = exact).
+std::string KeyTrieTerm(std::string_view key, uint64_t value, int level);
+
+inline std::string FieldPrefix(char kind, size_t field) { return KeyPrefix(kind, FieldKey(field)); }
+inline std::string ExistsTerm(size_t field) { return KeyExistsTerm(FieldKey(field)); }
 inline std::string ValueTerm(size_t field, std::string_view value) {
-  return FieldPrefix('K', field) + std::string(value.substr(0, kMaxTermValueBytes));
+  return KeyValueTerm(FieldKey(field), value);
 }
-// The trie term of `key` at `level` (0 = exact).
-std::string TrieTerm(size_t field, uint64_t key, int level);
+inline std::string TrieTerm(size_t field, uint64_t key, int level) {
+  return KeyTrieTerm(FieldKey(field), key, level);
+}
 std::string UniqueTerm(std::string_view row_key);
 std::string MinuteTerm(int64_t timestamp_ms);
 inline int64_t MinuteOf(int64_t timestamp_ms) {

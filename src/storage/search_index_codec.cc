@@ -26,7 +26,12 @@ enum SearchFieldTag : uint64_t {
   kSfAnalyzer = 4,
   kSfAnalyzerParameter = 5,
   kSfDateFormat = 6,    // repeated
+  kSfSubField = 7,      // Nested only: nested SearchFieldTag fields, repeated in schema order
 };
+
+// Sub-fields nest at most model::kMaxNestedDepth levels (the handler's bound); a deeper payload
+// is malformed.
+constexpr int kMaxFieldDepth = model::kMaxNestedDepth + 1;
 
 enum SortKeyTag : uint64_t {
   kSkKind = 1,          // varint SearchSortKey::Kind
@@ -34,7 +39,8 @@ enum SortKeyTag : uint64_t {
   kSkDescending = 3,    // varint 0/1
 };
 
-bool DecodeField(std::string_view in, model::SearchField* f) {
+bool DecodeField(std::string_view in, model::SearchField* f, int depth = 0) {
+  if (depth > kMaxFieldDepth) return false;
   while (!in.empty()) {
     uint64_t tag, v = 0;
     std::string_view p;
@@ -55,6 +61,9 @@ bool DecodeField(std::string_view in, model::SearchField* f) {
       case kSfAnalyzer: f->analyzer.assign(p); break;
       case kSfAnalyzerParameter: f->analyzer_parameter.assign(p); break;
       case kSfDateFormat: f->date_formats.emplace_back(p); break;
+      case kSfSubField:
+        if (!DecodeField(p, &f->sub_fields.emplace_back(), depth + 1)) return false;
+        break;
       default: break;
     }
   }
@@ -82,22 +91,25 @@ bool DecodeSortKey(std::string_view in, model::SearchSortKey* k) {
   return true;
 }
 
+std::string EncodeField(const model::SearchField& f) {
+  std::string p;
+  PutField(&p, kSfName, f.name);
+  PutVarintField(&p, kSfType, static_cast<uint64_t>(f.type));
+  PutVarintField(&p, kSfFlags, (f.index ? 1 : 0) | (f.sort_and_agg ? 2 : 0) |
+                                   (f.store ? 4 : 0) | (f.is_array ? 8 : 0));
+  if (!f.analyzer.empty()) PutField(&p, kSfAnalyzer, f.analyzer);
+  if (!f.analyzer_parameter.empty()) PutField(&p, kSfAnalyzerParameter, f.analyzer_parameter);
+  for (const auto& d : f.date_formats) PutField(&p, kSfDateFormat, d);
+  for (const auto& sub : f.sub_fields) PutField(&p, kSfSubField, EncodeField(sub));
+  return p;
+}
+
 }  // namespace
 
 std::string EncodeSearchIndex(const model::SearchIndexMeta& index) {
   std::string out;
   PutField(&out, kSiName, index.name);
-  for (const auto& f : index.fields) {
-    std::string p;
-    PutField(&p, kSfName, f.name);
-    PutVarintField(&p, kSfType, static_cast<uint64_t>(f.type));
-    PutVarintField(&p, kSfFlags, (f.index ? 1 : 0) | (f.sort_and_agg ? 2 : 0) |
-                                     (f.store ? 4 : 0) | (f.is_array ? 8 : 0));
-    if (!f.analyzer.empty()) PutField(&p, kSfAnalyzer, f.analyzer);
-    if (!f.analyzer_parameter.empty()) PutField(&p, kSfAnalyzerParameter, f.analyzer_parameter);
-    for (const auto& d : f.date_formats) PutField(&p, kSfDateFormat, d);
-    PutField(&out, kSiField, p);
-  }
+  for (const auto& f : index.fields) PutField(&out, kSiField, EncodeField(f));
   for (const auto& k : index.index_sort) {
     std::string p;
     PutVarintField(&p, kSkKind, static_cast<uint64_t>(k.kind));

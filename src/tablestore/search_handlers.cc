@@ -137,6 +137,23 @@ Status CheckRoutingValues(const model::TablestoreSchema& table, const model::Sea
   return Status::Ok();
 }
 
+// SearchHit.search_inner_hits as the SDKs decode them (Go buildSearchInnerHit, Java
+// SearchInnerHitsParser, Python _decode_search_hits, Node _parseSearchInnerHit): per NestedQuery
+// its path and per sub-document a SearchHit with its score and nested_doc_offset, nesting again
+// for inner hits inside.
+void FillInnerHits(const std::vector<search::InnerHitGroup>& groups, pb::SearchHit* out) {
+  for (const auto& g : groups) {
+    auto* inner = out->add_search_inner_hits();
+    inner->set_path(g.path);
+    for (const auto& h : g.hits) {
+      auto* hit = inner->add_search_hits();
+      hit->set_score(h.score);
+      hit->set_nested_doc_offset(h.offset);
+      FillInnerHits(h.inner, hit);
+    }
+  }
+}
+
 Status NeedEngine(const Services& s) {
   if (!s.search) return Error::Validation("Search indexes are not available on this server.");
   return Status::Ok();
@@ -170,8 +187,11 @@ Result<std::string> Search(const Services& s, std::string_view body) {
     ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, hit.row_key, cols));
     if (!row) continue;
     resp.add_rows(std::move(*row));
-    // One hit per row, in the rows' order (the Java SDK pairs them by position): its score.
-    resp.add_search_hits()->set_score(hit.score);
+    // One hit per row, in the rows' order (the Java SDK pairs them by position): its score and
+    // the inner hits of its NestedQuery with InnerHits.
+    auto* out_hit = resp.add_search_hits();
+    out_hit->set_score(hit.score);
+    FillInnerHits(hit.inner_hits, out_hit);
   }
   resp.set_is_all_succeeded(true);
   if (!result.next_token.empty()) resp.set_next_token(result.next_token);

@@ -38,9 +38,15 @@ bool IsColumnOf(const model::TablestoreSchema& t, const std::string& name) {
          ValidName(name);  // any attribute column may be indexed, predefined or not
 }
 
-Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const pb::FieldSchema& f) {
+Status NestedSubFields(const model::TablestoreSchema& table, const pb::FieldSchema& f, int depth,
+                       model::SearchField* out);
+
+// `depth`: the Nested fields above (0 for a column of the table; a sub-field's name is a key of
+// the sub-documents' JSON objects, named as a column).
+Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const pb::FieldSchema& f,
+                                   int depth = 0) {
   if (f.field_name().empty()) return Error::Validation("The field name must be set.");
-  if (!IsColumnOf(table, f.field_name())) {
+  if (depth == 0 ? !IsColumnOf(table, f.field_name()) : !ValidName(f.field_name())) {
     return Error::Validation("Invalid field name: '" + EchoForError(f.field_name()) + "'.");
   }
   if (!f.has_field_type()) {
@@ -56,13 +62,16 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
     case pb::KEYWORD: out.type = model::SearchFieldType::kKeyword; break;
     case pb::TEXT: out.type = model::SearchFieldType::kText; break;
     case pb::DATE: out.type = model::SearchFieldType::kDate; break;
+    case pb::GEO_POINT: out.type = model::SearchFieldType::kGeoPoint; break;
+    case pb::NESTED: out.type = model::SearchFieldType::kNested; break;
     default:
       return Error::Validation("Field type " + pb::FieldType_Name(f.field_type()) + " of '" +
                                EchoForError(f.field_name()) +
-                               "' is not supported by ttlstore (Nested, GeoPoint and Vector "
-                               "fields are not).");
+                               "' is not supported by ttlstore (Vector fields are not).");
   }
-  if (f.field_schemas_size() > 0) {
+  if (out.type == model::SearchFieldType::kNested) {
+    RETURN_IF_ERROR(NestedSubFields(table, f, depth, &out));
+  } else if (f.field_schemas_size() > 0) {
     return Error::Validation("Only Nested fields have sub-fields.");
   }
   if (f.is_virtual_field() || f.source_field_names_size() > 0) {
@@ -100,6 +109,38 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
     return Error::Validation("Only Date fields have date formats.");
   }
   return out;
+}
+
+// The sub-fields of Nested field `f` (Chosen texts; the bounds are the service's, help: "Search
+// index limits": five levels of nesting, 100 sub-fields).
+Status NestedSubFields(const model::TablestoreSchema& table, const pb::FieldSchema& f, int depth,
+                       model::SearchField* out) {
+  std::string name = EchoForError(f.field_name());
+  if (depth + 1 > model::kMaxNestedDepth) {
+    return Error::Validation("The Nested field '" + name + "' nests too deeply: at most " +
+                             std::to_string(model::kMaxNestedDepth) + " levels of Nested fields.");
+  }
+  if (f.field_schemas_size() == 0) {
+    return Error::Validation("The Nested field '" + name + "' must have sub-fields.");
+  }
+  if (f.field_schemas_size() > int(model::kMaxNestedSubFields)) {
+    return Error::Validation("The Nested field '" + name + "' has more than " +
+                             std::to_string(model::kMaxNestedSubFields) + " sub-fields.");
+  }
+  if (f.is_array()) {
+    return Error::Validation("The Nested field '" + name + "' can't be an array: its value is "
+                             "already an array of sub-documents.");
+  }
+  std::set<std::string> seen;
+  for (const auto& sub : f.field_schemas()) {
+    ASSIGN_OR_RETURN(field, FieldOf(table, sub, depth + 1));
+    if (!seen.insert(field.name).second) {
+      return Error::Validation("Duplicated field name: '" + name + "." + EchoForError(field.name) +
+                               "'.");
+    }
+    out->sub_fields.push_back(std::move(field));
+  }
+  return Status::Ok();
 }
 
 // The index's TTL against its table's options (T11, T12). `ttl` is -1 or seconds.
@@ -144,28 +185,40 @@ void FillSort(const std::vector<model::SearchSortKey>& keys, pb::Sort* out) {
   }
 }
 
-void FillSchema(const model::SearchIndexMeta& ix, pb::IndexSchema* out) {
-  for (const auto& f : ix.fields) {
-    auto* fs = out->add_field_schemas();
-    fs->set_field_name(f.name);
-    fs->set_field_type(static_cast<pb::FieldType>(f.type));
-    fs->set_index(f.index);
-    fs->set_doc_values(f.sort_and_agg);
-    fs->set_store(f.store);
-    fs->set_is_array(f.is_array);
-    if (f.type == model::SearchFieldType::kText) {
-      fs->set_analyzer(f.analyzer);
-      // The SDK decodes the parameter of these analyzers: always present, maybe empty.
-      fs->set_analyzer_parameter(f.analyzer_parameter);
-    }
-    for (const auto& d : f.date_formats) fs->add_date_formats(d);
+void FillField(const model::SearchField& f, pb::FieldSchema* fs) {
+  fs->set_field_name(f.name);
+  fs->set_field_type(static_cast<pb::FieldType>(f.type));
+  fs->set_index(f.index);
+  fs->set_doc_values(f.sort_and_agg);
+  fs->set_store(f.store);
+  fs->set_is_array(f.is_array);
+  if (f.type == model::SearchFieldType::kText) {
+    fs->set_analyzer(f.analyzer);
+    // The SDK decodes the parameter of these analyzers: always present, maybe empty.
+    fs->set_analyzer_parameter(f.analyzer_parameter);
   }
+  for (const auto& d : f.date_formats) fs->add_date_formats(d);
+  for (const auto& sub : f.sub_fields) FillField(sub, fs->add_field_schemas());
+}
+
+bool HasNested(const model::SearchIndexMeta& ix) {
+  return std::any_of(ix.fields.begin(), ix.fields.end(), [](const auto& f) {
+    return f.type == model::SearchFieldType::kNested;
+  });
+}
+
+void FillSchema(const model::SearchIndexMeta& ix, pb::IndexSchema* out) {
+  for (const auto& f : ix.fields) FillField(f, out->add_field_schemas());
   auto* setting = out->mutable_index_setting();
   setting->set_number_of_shards(1);
   for (const auto& r : ix.routing_fields) setting->add_routing_fields(r);
   // An index created without a presort is sorted by primary key ascending, and the service
-  // shows that sort (the Python SDK's search_index_test expects one PrimaryKeySort).
-  if (ix.index_sort.empty()) {
+  // shows that sort (the Python SDK's search_index_test expects one PrimaryKeySort), except an
+  // index with a Nested field, which has no presort (the same test expects no sorter; the
+  // service's "Sorting": "含有Nested类型的索引不支持IndexSort,没有预排序").
+  if (HasNested(ix)) {
+    out->mutable_index_sort();
+  } else if (ix.index_sort.empty()) {
     FillSort({{model::SearchSortKey::Kind::kPrimaryKey, "", false}}, out->mutable_index_sort());
   } else {
     FillSort(ix.index_sort, out->mutable_index_sort());
@@ -266,6 +319,10 @@ Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) 
           k.missing != search::SortKey::Missing::kLast) {
         return Error::Validation("The index sort can't set missing_value or missing_field.");
       }
+      if (k.geo || !k.nested_path.empty()) {
+        return Error::Validation("The index sort can't be a GeoDistanceSort or sort by a Nested "
+                                 "field.");
+      }
       index_sort.push_back(std::move(k.key));
     }
   }
@@ -292,10 +349,15 @@ Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) 
           }
           ix.fields.push_back(std::move(field));
         }
+        if (!index_sort.empty() && HasNested(ix)) {
+          // The service's "Sorting": an index with Nested fields has no IndexSort.
+          return Error::Validation("A search index with a Nested field can't have an index "
+                                   "sort.");
+        }
         for (const auto& k : index_sort) {
           if (k.kind != model::SearchSortKey::Kind::kField) continue;
           const model::SearchField* f = ix.FindField(k.field);
-          if (!f || !f->sort_and_agg) {
+          if (!f || !f->sort_and_agg || f->type == model::SearchFieldType::kGeoPoint) {
             return Error::Validation("The index sort field '" + EchoForError(k.field) +
                                      "' must be a field of the index with sort and agg "
                                      "enabled.");

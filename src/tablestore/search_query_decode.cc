@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "search/agg_types.h"
+#include "search/geo_query.h"
 #include "tablestore/ots_error.h"
 #include "tablestore/search_agg_decode.h"
 #include "tablestore/search_shapes.h"
@@ -26,6 +27,48 @@ uint64_t LittleEndian(std::string_view b, size_t at, size_t n) {
   uint64_t v = 0;
   for (size_t i = 0; i < n; ++i) v |= uint64_t(uint8_t(b[at + i])) << (8 * i);
   return v;
+}
+
+Result<search::GeoPoint> GeoPointOf(const std::string& text, std::string_view query,
+                                   std::string_view what) {
+  auto p = search::ParseGeoPoint(text);
+  if (!p) {
+    return Error::Validation("[" + std::string(query) + "] " + std::string(what) + " '" +
+                             EchoForError(text) + "' is not a geo point: expected "
+                             "'latitude,longitude' with latitude in [-90, 90] and longitude in "
+                             "[-180, 180]");
+  }
+  return *p;
+}
+
+// InnerHits.sort: DocSort, ScoreSort and FieldSort on a sub-field (by its first value).
+Result<std::vector<search::InnerSortKey>> DecodeInnerSort(const pb::Sort& sort) {
+  if (sort.sorter_size() > kMaxSorters) {
+    return Error::Validation("Too many sorters, the limit is " + std::to_string(kMaxSorters) +
+                             ".");
+  }
+  std::vector<search::InnerSortKey> out;
+  for (const auto& s : sort.sorter()) {
+    search::InnerSortKey k;
+    if (s.has_doc_sort()) {
+      k.kind = search::InnerSortKey::Kind::kDoc;
+      k.descending = s.doc_sort().order() == pb::SORT_ORDER_DESC;
+    } else if (s.has_score_sort()) {
+      k.kind = search::InnerSortKey::Kind::kScore;
+      k.descending = !s.score_sort().has_order() || s.score_sort().order() == pb::SORT_ORDER_DESC;
+    } else if (s.has_field_sort() && !s.field_sort().has_nested_filter() &&
+               !s.field_sort().has_missing_value() && s.field_sort().missing_field().empty() &&
+               !s.field_sort().has_mode()) {
+      k.kind = search::InnerSortKey::Kind::kField;
+      k.field = s.field_sort().field_name();
+      k.descending = s.field_sort().order() == pb::SORT_ORDER_DESC;
+    } else {
+      return Error::Validation("[inner_hits] sort supports DocSort, ScoreSort and FieldSort "
+                               "(without mode, missing values or nested_filter) in ttlstore.");
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
 }
 
 // The decode of one tree: counts the nodes against kMaxQueryNodes.
@@ -196,6 +239,80 @@ class Decoder {
         out.filter.push_back(std::move(inner));
         return out;
       }
+      case pb::GEO_DISTANCE_QUERY: {
+        pb::GeoDistanceQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "geo_distance_query"));
+        out.kind = search::Query::Kind::kGeoDistance;
+        out.field = m.field_name();
+        if (!m.has_center_point()) {
+          return Error::Validation("[geo_distance_query] center_point must not be null");
+        }
+        ASSIGN_OR_RETURN(center, GeoPointOf(m.center_point(), "geo_distance_query", "center_point"));
+        out.points.push_back(center);
+        if (!m.has_distance()) return Error::Validation("[geo_distance_query] distance must be set");
+        out.distance = m.distance();
+        return out;
+      }
+      case pb::GEO_BOUNDING_BOX_QUERY: {
+        pb::GeoBoundingBoxQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "geo_bounding_box_query"));
+        out.kind = search::Query::Kind::kGeoBoundingBox;
+        out.field = m.field_name();
+        if (!m.has_top_left() || !m.has_bottom_right()) {
+          return Error::Validation("[geo_bounding_box_query] top_left and bottom_right must not "
+                                   "be null");
+        }
+        ASSIGN_OR_RETURN(tl, GeoPointOf(m.top_left(), "geo_bounding_box_query", "top_left"));
+        ASSIGN_OR_RETURN(br, GeoPointOf(m.bottom_right(), "geo_bounding_box_query", "bottom_right"));
+        out.points = {tl, br};
+        return out;
+      }
+      case pb::GEO_POLYGON_QUERY: {
+        pb::GeoPolygonQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "geo_polygon_query"));
+        out.kind = search::Query::Kind::kGeoPolygon;
+        out.field = m.field_name();
+        if (m.points_size() > int(search::kMaxPolygonPoints)) {
+          return Error::Validation("[geo_polygon_query] points must hold at most " +
+                                   std::to_string(search::kMaxPolygonPoints) + " vertices");
+        }
+        for (const auto& p : m.points()) {
+          ASSIGN_OR_RETURN(pt, GeoPointOf(p, "geo_polygon_query", "points"));
+          out.points.push_back(pt);
+        }
+        return out;
+      }
+      case pb::NESTED_QUERY: {
+        if (depth >= kMaxQueryDepth) return TooDeep();
+        pb::NestedQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        if (m.path().empty()) return Error::Validation("[nested_query] path must not be null");
+        if (!m.has_query()) return Error::Validation("[nested_query] query must not be null");
+        out.kind = search::Query::Kind::kNested;
+        out.field = m.path();
+        if (m.has_score_mode()) out.score_mode = static_cast<search::Query::ScoreMode>(m.score_mode());
+        if (m.has_weight()) out.weight = m.weight();
+        ASSIGN_OR_RETURN(inner, Decode(m.query(), depth + 1));
+        out.sub.push_back(std::move(inner));
+        if (m.has_inner_hits()) {
+          const auto& h = m.inner_hits();
+          if (h.has_highlight()) {
+            return Error::Validation("Highlight is not supported by ttlstore.");
+          }
+          search::InnerHits hits;
+          if (h.has_offset()) hits.offset = h.offset();
+          if (h.has_limit()) hits.limit = h.limit();
+          if (h.has_sort()) {
+            ASSIGN_OR_RETURN(sort, DecodeInnerSort(h.sort()));
+            hits.sort = std::move(sort);
+          }
+          out.inner_hits = std::move(hits);
+        }
+        return out;
+      }
       default:
         return Error::Validation("Unsupported query type: " +
                                  pb::QueryType_Name(q.type()) + " (" +
@@ -263,6 +380,30 @@ Result<search::Query> DecodeQuery(const pb::Query& query) {
   return d.Decode(query, 0);
 }
 
+namespace {
+
+Status DecodeSortMode(int32_t mode, search::SortKey* k) {
+  k->mode_given = true;
+  switch (mode) {
+    case pb::SORT_MODE_MIN: k->mode = search::SortKey::Mode::kMin; return Status::Ok();
+    case pb::SORT_MODE_MAX: k->mode = search::SortKey::Mode::kMax; return Status::Ok();
+    case pb::SORT_MODE_AVG: k->mode = search::SortKey::Mode::kAvg; return Status::Ok();
+    default: return Error::Validation("Invalid sort mode: " + std::to_string(mode) + ".");
+  }
+}
+
+Status DecodeNestedFilter(const pb::NestedFilter& f, search::SortKey* k) {
+  if (f.path().empty()) return Error::Validation("[nested_filter] path must not be null");
+  k->nested_path = f.path();
+  if (f.has_filter()) {
+    ASSIGN_OR_RETURN(q, DecodeQuery(f.filter()));
+    k->nested_filter.push_back(std::move(q));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
   if (sort.sorter_size() > kMaxSorters) {
     return Error::Validation("Too many sorters, the limit is " + std::to_string(kMaxSorters) +
@@ -279,9 +420,8 @@ Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
       if (f.field_name().empty()) {
         return Error::Validation("[field_sort] field_name must not be null");
       }
-      if (f.has_nested_filter()) {
-        return Error::Validation("[field_sort] nested_filter is not supported by ttlstore.");
-      }
+      if (f.has_nested_filter()) RETURN_IF_ERROR(DecodeNestedFilter(f.nested_filter(), &k));
+      if (f.has_mode()) RETURN_IF_ERROR(DecodeSortMode(f.mode(), &k));
       k.key.kind = model::SearchSortKey::Kind::kField;
       k.key.field = f.field_name();
       k.key.descending = f.order() == pb::SORT_ORDER_DESC;
@@ -306,8 +446,28 @@ Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
     } else if (s.has_pk_sort()) {
       k.key.kind = model::SearchSortKey::Kind::kPrimaryKey;
       k.key.descending = s.pk_sort().order() == pb::SORT_ORDER_DESC;
+    } else if (s.has_geo_distance_sort()) {
+      const auto& g = s.geo_distance_sort();
+      if (g.field_name().empty()) {
+        return Error::Validation("[geo_distance_sort] field_name must not be null");
+      }
+      k.key.kind = model::SearchSortKey::Kind::kField;
+      k.key.field = g.field_name();
+      k.key.descending = g.order() == pb::SORT_ORDER_DESC;
+      k.geo = true;
+      k.plane = g.distance_type() == pb::GEO_DISTANCE_PLANE;
+      if (g.points_size() > 1000) {
+        return Error::Validation("[geo_distance_sort] points must hold at most 1000 points");
+      }
+      for (const auto& p : g.points()) {
+        ASSIGN_OR_RETURN(pt, GeoPointOf(p, "geo_distance_sort", "points"));
+        k.geo_points.push_back(pt);
+      }
+      if (g.has_mode()) RETURN_IF_ERROR(DecodeSortMode(g.mode(), &k));
+      if (g.has_nested_filter()) RETURN_IF_ERROR(DecodeNestedFilter(g.nested_filter(), &k));
     } else {
-      return Error::Validation("GeoDistanceSort and DocSort are not supported by ttlstore.");
+      // The SDKs' DocSort "only supports explicit settings within InnerHits" (Java DocSort).
+      return Error::Validation("DocSort is only supported in the sort of InnerHits.");
     }
     out.push_back(std::move(k));
   }

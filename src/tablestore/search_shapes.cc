@@ -10,18 +10,27 @@ constexpr WireShape kLeaf{};
 
 constexpr WireShape kQueryShape{};  // type and bytes only
 
-constexpr WireField kFieldSort[] = {{4, false, nullptr, CountRule::kNone}};
+constexpr WireField kNestedFilter[] = {{2, false, &kQueryShape, CountRule::kNone}};
+constexpr WireShape kNestedFilterShape{kNestedFilter};
+constexpr WireField kFieldSort[] = {{4, false, &kNestedFilterShape, CountRule::kNone}};
 constexpr WireShape kFieldSortShape{kFieldSort};
+constexpr WireField kGeoDistanceSort[] = {
+    {2, true, nullptr, CountRule::kNone},
+    {6, false, &kNestedFilterShape, CountRule::kNone},
+};
+constexpr WireShape kGeoDistanceSortShape{kGeoDistanceSort};
 constexpr WireField kSorter[] = {
     {1, false, &kFieldSortShape, CountRule::kNone},
+    {2, false, &kGeoDistanceSortShape, CountRule::kNone},
     {3, false, &kLeaf, CountRule::kNone},
     {4, false, &kLeaf, CountRule::kNone},
+    {5, false, &kLeaf, CountRule::kNone},
 };
 constexpr WireShape kSorterShape{kSorter};
 constexpr WireField kSort[] = {{1, true, &kSorterShape, CountRule::kNone}};
 constexpr WireShape kSortShape{kSort};
 
-// FieldSchema nests itself (Nested's sub-fields, which the handler refuses): the shape names
+// FieldSchema nests itself (Nested's sub-fields, five levels at most by the handler): the shape names
 // itself, so the check walks sub-fields as the parser does (depth bounded by kMaxWireDepth).
 extern const WireShape kFieldSchemaShape;
 constexpr WireField kFieldSchema[] = {
@@ -83,6 +92,15 @@ constexpr WireField kBool[] = {
 constexpr WireShape kBoolShape{kBool};
 constexpr WireField kConstScore[] = {{1, false, &kQueryShape, CountRule::kNone}};
 constexpr WireShape kConstScoreShape{kConstScore};
+constexpr WireField kGeoPolygon[] = {{2, true, nullptr, CountRule::kNone}};
+constexpr WireShape kGeoPolygonShape{kGeoPolygon};
+constexpr WireField kInnerHits[] = {{1, false, &kSortShape, CountRule::kNone}};
+constexpr WireShape kInnerHitsShape{kInnerHits};
+constexpr WireField kNested[] = {
+    {2, false, &kQueryShape, CountRule::kNone},
+    {5, false, &kInnerHitsShape, CountRule::kNone},
+};
+constexpr WireShape kNestedShape{kNested};
 
 }  // namespace
 
@@ -107,5 +125,9 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::BoolQuery&) { return kBoolShape; }
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&) { return kConstScoreShape; }
 const WireShape& WireShapeOf(const spb::ExistsQuery&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::GeoDistanceQuery&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::GeoBoundingBoxQuery&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::GeoPolygonQuery&) { return kGeoPolygonShape; }
+const WireShape& WireShapeOf(const spb::NestedQuery&) { return kNestedShape; }
 
 }  // namespace ttlstore::tablestore

@@ -35,5 +35,9 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&);
 const WireShape& WireShapeOf(const spb::BoolQuery&);
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&);
 const WireShape& WireShapeOf(const spb::ExistsQuery&);
+const WireShape& WireShapeOf(const spb::GeoDistanceQuery&);
+const WireShape& WireShapeOf(const spb::GeoBoundingBoxQuery&);
+const WireShape& WireShapeOf(const spb::GeoPolygonQuery&);
+const WireShape& WireShapeOf(const spb::NestedQuery&);
 
 }  // namespace ttlstore::tablestore
