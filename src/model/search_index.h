@@ -32,6 +32,7 @@ struct SearchField {
                                    // "max_word", "fuzzy"
   std::string analyzer_parameter;  // the serialized analyzer parameter message, as given
   std::vector<std::string> date_formats;  // Date only
+  bool enable_highlighting = false;  // Text only: Search may ask for highlighted fragments
 
   friend bool operator==(const SearchField&, const SearchField&) = default;
 };

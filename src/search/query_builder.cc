@@ -6,6 +6,7 @@
 
 #include "search/analyzer.h"
 #include "search/document.h"
+#include "search/function_score.h"
 #include "search/terms.h"
 
 namespace ttlstore::search {
@@ -39,6 +40,7 @@ std::string KindName(Query::Kind k) {
     case Query::Kind::kBool: return "BoolQuery";
     case Query::Kind::kMatch: return "MatchQuery";
     case Query::Kind::kMatchPhrase: return "MatchPhraseQuery";
+    case Query::Kind::kFunctionScore: return "FunctionsScoreQuery";
   }
   return "Query";
 }
@@ -74,6 +76,16 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
                         std::to_string(q.should.size()) + "]");
     }
     return Status::Ok();
+  }
+  if (q.kind == Query::Kind::kFunctionScore) {
+    if (q.must.size() != 1) return FieldError("FunctionsScoreQuery: query is required");
+    if (auto s = Check(index, q.must[0], depth + 1, nodes); !s.ok()) return s;
+    for (const auto& fn : q.functions) {
+      for (const auto& sub : fn.filter) {
+        if (auto s = Check(index, sub, depth + 1, nodes); !s.ok()) return s;
+      }
+    }
+    return ValidateFunctionScore(index, q);
   }
   const model::SearchField* f = index.FindField(q.field);
   if (q.field.empty()) return FieldError(KindName(q.kind) + ": field_name is required");
@@ -200,6 +212,30 @@ Xapian::Query Or(const std::vector<std::string>& terms) {
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
                             const Query& q);
 
+// Every document, each scoring 1: MatchAll, and the base of a Bool without scoring clauses
+// (ConstScore, filters only), as Lucene's constant scores (the service's engine) give them.
+// Xapian's own MatchAll weighs 0, which would zero a function score's product.
+Xapian::Query ScoredMatchAll() {
+  return Xapian::Query((new Xapian::FixedWeightPostingSource(1.0))->release());
+}
+
+Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index,
+                                             const Xapian::Database& db, const Query& q) {
+  auto inner = Build(index, db, q.must[0]);
+  if (!inner.ok()) return inner.error();
+  std::vector<Xapian::Query> filters;
+  for (const auto& fn : q.functions) {
+    if (fn.filter.empty()) {
+      filters.push_back(Xapian::Query::MatchAll);
+      continue;
+    }
+    auto f = Build(index, db, fn.filter[0]);
+    if (!f.ok()) return f.error();
+    filters.push_back(std::move(*f));
+  }
+  return BuildFunctionScore(index, db, q, *inner, filters);
+}
+
 Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapian::Database& db,
                                 const Query& q) {
   auto all = [&](const std::vector<Query>& list) -> Result<std::vector<Xapian::Query>> {
@@ -230,7 +266,7 @@ Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapia
     required.push_back(std::move(*at_least));
   }
   Xapian::Query positive = required.empty()
-                               ? Xapian::Query::MatchAll
+                               ? ScoredMatchAll()
                                : Xapian::Query(Xapian::Query::OP_AND, required.begin(), required.end());
   if (!filter->empty()) {
     positive = Xapian::Query(Xapian::Query::OP_FILTER, positive,
@@ -367,9 +403,11 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
 
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
                             const Query& q) {
-  Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(Xapian::Query::MatchAll)
+  Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(ScoredMatchAll())
                             : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q)
-                                                             : BuildLeaf(index, db, q);
+                            : q.kind == Query::Kind::kFunctionScore
+                                ? BuildFunctionScoreNode(index, db, q)
+                                : BuildLeaf(index, db, q);
   if (!r.ok()) return r;
   if (q.weight != 1.0f && q.weight > 0 && std::isfinite(q.weight)) {
     return Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, *r, double(q.weight));

@@ -55,9 +55,13 @@ constexpr WireField kSearchRequest[] = {
 constexpr WireShape kSearchRequestShape{kSearchRequest};
 constexpr WireField kSearchFilter[] = {{1, false, &kQueryShape, CountRule::kNone}};
 constexpr WireShape kSearchFilterShape{kSearchFilter};
+constexpr WireField kHighlight[] = {{1, true, &kLeaf, CountRule::kNone}};
+constexpr WireShape kHighlightShape{kHighlight};
 constexpr WireField kSearchQuery[] = {
     {4, false, &kQueryShape, CountRule::kNone},
+    {5, false, &kLeaf, CountRule::kNone},  // Collapse
     {6, false, &kSortShape, CountRule::kNone},
+    {12, false, &kHighlightShape, CountRule::kNone},
     {14, false, &kSearchFilterShape, CountRule::kNone},
 };
 constexpr WireShape kSearchQueryShape{kSearchQuery};
@@ -83,6 +87,30 @@ constexpr WireField kBool[] = {
 constexpr WireShape kBoolShape{kBool};
 constexpr WireField kConstScore[] = {{1, false, &kQueryShape, CountRule::kNone}};
 constexpr WireShape kConstScoreShape{kConstScore};
+constexpr WireField kFunctionScore[] = {
+    {1, false, &kQueryShape, CountRule::kNone},
+    {2, false, &kLeaf, CountRule::kNone},
+};
+constexpr WireShape kFunctionScoreShape{kFunctionScore};
+// Function: field_value_factor, random and decay are flat messages (decay's param is bytes,
+// parsed with its own check), filter a Query.
+constexpr WireField kFunction[] = {
+    {1, false, &kLeaf, CountRule::kNone},
+    {2, false, &kLeaf, CountRule::kNone},
+    {3, false, &kLeaf, CountRule::kNone},
+    {5, false, &kQueryShape, CountRule::kNone},
+};
+constexpr WireShape kFunctionShape{kFunction};
+constexpr WireField kFunctionsScore[] = {
+    {1, false, &kQueryShape, CountRule::kNone},
+    {2, true, &kFunctionShape, CountRule::kNone},
+};
+constexpr WireShape kFunctionsScoreShape{kFunctionsScore};
+constexpr WireField kDateParam[] = {
+    {3, false, &kLeaf, CountRule::kNone},
+    {4, false, &kLeaf, CountRule::kNone},
+};
+constexpr WireShape kDateParamShape{kDateParam};
 
 }  // namespace
 
@@ -106,5 +134,10 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::BoolQuery&) { return kBoolShape; }
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&) { return kConstScoreShape; }
 const WireShape& WireShapeOf(const spb::ExistsQuery&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::FunctionScoreQuery&) { return kFunctionScoreShape; }
+const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&) { return kFunctionsScoreShape; }
+const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::DecayFuncDateParam&) { return kDateParamShape; }
+const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

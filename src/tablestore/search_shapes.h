@@ -33,5 +33,11 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&);
 const WireShape& WireShapeOf(const spb::BoolQuery&);
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&);
 const WireShape& WireShapeOf(const spb::ExistsQuery&);
+const WireShape& WireShapeOf(const spb::FunctionScoreQuery&);
+const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&);
+// A DecayFunction's `param` bytes hold one of these.
+const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&);
+const WireShape& WireShapeOf(const spb::DecayFuncDateParam&);
+const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&);
 
 }  // namespace ttlstore::tablestore
