@@ -38,6 +38,7 @@ struct SearchField {
   // itself, at most model::kMaxNestedDepth levels in all). Names are relative ("nk"); queries
   // name them by path ("n.nk").
   std::vector<SearchField> sub_fields;
+  bool enable_highlighting = false;  // Text only: Search may ask for highlighted fragments
 
   friend bool operator==(const SearchField&, const SearchField&) = default;
 };

@@ -225,29 +225,36 @@ std::vector<Word> WordsV2(std::string_view text, bool lower, bool delimit_word, 
                           AnalyzeFor purpose) {
   std::vector<Word> out;
   std::string cur;
+  uint32_t cur_start = 0, cur_end = 0;  // the bytes of `cur`
   int cur_digits = -1;  // the current word's class under delimit_word: 0 letters, 1 digits
   uint32_t pos = 0;
-  auto push = [&](std::string w, uint32_t at) {
-    if (out.size() < kMaxWordsPerValue) out.push_back(Word{std::move(w), at});
+  auto push = [&](std::string w, uint32_t at, uint32_t b, uint32_t e) {
+    if (out.size() < kMaxWordsPerValue) out.push_back(Word{std::move(w), at, b, e});
   };
   auto flush = [&] {
-    if (!cur.empty()) push(std::move(cur), pos++);
+    if (!cur.empty()) push(std::move(cur), pos++, cur_start, cur_end);
     cur.clear();
     cur_digits = -1;
   };
-  // The CJK run being read: its characters, for max_word's pairs.
+  // The CJK run being read: its characters and their bytes, for max_word's pairs.
   std::vector<std::string> run;
+  std::vector<std::pair<uint32_t, uint32_t>> run_bytes;
   uint32_t run_start = 0;
   auto end_run = [&] {
     if (run.empty()) return;
     bool query_pairs = pairs && purpose == AnalyzeFor::kQuery && run.size() >= 2;
     for (size_t k = 0; k < run.size(); ++k) {
-      if (!query_pairs) push(run[k], run_start + uint32_t(k));
-      if (pairs && k + 1 < run.size()) push(run[k] + run[k + 1], run_start + uint32_t(k));
+      uint32_t at = run_start + uint32_t(k);
+      if (!query_pairs) push(run[k], at, run_bytes[k].first, run_bytes[k].second);
+      if (pairs && k + 1 < run.size()) {
+        push(run[k] + run[k + 1], at, run_bytes[k].first, run_bytes[k + 1].second);
+      }
     }
     run.clear();
+    run_bytes.clear();
   };
   for (size_t i = 0; i < text.size() && out.size() < kMaxWordsPerValue;) {
+    uint32_t from = uint32_t(i);
     uint32_t cp = NextCodePoint(text, &i);
     if (cp != kInvalid && IsCjk(cp)) {
       flush();
@@ -255,6 +262,7 @@ std::vector<Word> WordsV2(std::string_view text, bool lower, bool delimit_word, 
       std::string ch;
       AppendUtf8(cp, &ch);
       run.push_back(std::move(ch));
+      run_bytes.emplace_back(from, uint32_t(i));
       ++pos;
       continue;
     }
@@ -266,6 +274,8 @@ std::vector<Word> WordsV2(std::string_view text, bool lower, bool delimit_word, 
     int digits = IsDigit(cp) ? 1 : 0;
     if (delimit_word && cur_digits >= 0 && digits != cur_digits) flush();
     cur_digits = digits;
+    if (cur.empty()) cur_start = from;
+    cur_end = uint32_t(i);
     AppendUtf8(lower ? Lowercase(cp) : cp, &cur);
   }
   end_run();
@@ -290,7 +300,7 @@ std::vector<Word> Split(const model::SearchField& field, std::string_view text, 
   // The service's pages: a special character is written escaped ("\#" splits at "#").
   if (v2 && has && delim.size() >= 2 && delim[0] == '\\') delim.remove_prefix(1);
   bool lower = !(v2 && FlagOf(field, 2));  // SplitAnalyzerParameter.case_sensitive
-  std::vector<std::string> out;
+  std::vector<Word> out;
   size_t start = 0;
   while (start <= text.size() && out.size() < kMaxWordsPerValue) {
     size_t end;
@@ -305,30 +315,35 @@ std::vector<Word> Split(const model::SearchField& field, std::string_view text, 
     if (end == std::string_view::npos) end = text.size();
     std::string_view w = text.substr(start, end - start);
     if (!w.empty()) {
+      std::string word;
       if (!lower) {
-        out.emplace_back(w);
+        word.assign(w);
       } else if (v2) {
-        out.push_back(LowercaseText(w));
+        word = LowercaseText(w);
       } else {
-        std::string s(w);
-        for (char& c : s) c = Lower(c);
-        out.push_back(std::move(s));
+        word.assign(w);
+        for (char& c : word) c = Lower(c);
       }
+      uint32_t at = uint32_t(out.size());
+      out.push_back(Word{std::move(word), at, uint32_t(start), uint32_t(end)});
     }
     start = end + skip;
   }
-  return Numbered(std::move(out));
+  return out;
 }
 
 // The characters fuzzy cuts into n-grams: the first kFuzzyMaxChars, lowercased unless
 // FuzzyAnalyzerParameter.case_sensitive (field 3).
+// With `bytes`, also where each character starts in `text`, and where the last one ends.
 std::vector<std::string> FuzzyChars(const model::SearchField& f, std::string_view text,
-                                    uint32_t analysis) {
+                                    uint32_t analysis, std::vector<uint32_t>* bytes = nullptr) {
   if (analysis < model::kAnalysisV2) return CharsV1(text);
   bool lower = !FlagOf(f, 3);
   std::vector<std::string> out;
-  for (size_t i = 0; i < text.size() && out.size() < kFuzzyMaxChars;) {
+  size_t i = 0;
+  while (i < text.size() && out.size() < kFuzzyMaxChars) {
     size_t at = i;
+    if (bytes) bytes->push_back(uint32_t(at));
     uint32_t cp = NextCodePoint(text, &i);
     if (cp == kInvalid) {
       out.emplace_back(text.substr(at, i - at));
@@ -338,6 +353,7 @@ std::vector<std::string> FuzzyChars(const model::SearchField& f, std::string_vie
     AppendUtf8(lower ? Lowercase(cp) : cp, &ch);
     out.push_back(std::move(ch));
   }
+  if (bytes) bytes->push_back(uint32_t(i));
   return out;
 }
 
@@ -378,16 +394,20 @@ std::vector<Word> AnalyzeText(const model::SearchField& field, std::string_view 
   if (a == "fuzzy") {
     size_t lo, hi;
     FuzzyBounds(field, &lo, &hi);
-    std::vector<std::string> chars = FuzzyChars(field, text, analysis);
-    std::vector<std::string> out;
+    std::vector<uint32_t> bytes;
+    std::vector<std::string> chars = FuzzyChars(field, text, analysis, &bytes);
+    bool offsets = bytes.size() == chars.size() + 1;  // not under kAnalysisV1
+    std::vector<Word> out;
     for (size_t i = 0; i < chars.size() && out.size() < kMaxWordsPerValue; ++i) {
       std::string gram;
       for (size_t n = 1; n <= hi && i + n <= chars.size(); ++n) {
         gram += chars[i + n - 1];
-        if (n >= lo) out.push_back(gram);
+        if (n < lo) continue;
+        uint32_t at = uint32_t(out.size());
+        out.push_back(offsets ? Word{gram, at, bytes[i], bytes[i + n]} : Word{gram, at});
       }
     }
-    return Numbered(std::move(out));
+    return out;
   }
   if (a == "min_word" || a == "max_word") {
     if (!v2) return Numbered(WordsV1(text, true, true));

@@ -34,6 +34,9 @@ inline constexpr size_t kFuzzyMaxChars = 1024;
 struct Word {
   std::string text;
   uint32_t position = 0;  // relative to the value's first word; words may share one
+  // The bytes of the analyzed value the word was read from, [start, end) (highlighting);
+  // under model::kAnalysisV1 both 0.
+  uint32_t start = 0, end = 0;
 };
 
 // Whether the words are for a document (every word) or for a Match/MatchPhrase query (max_word:

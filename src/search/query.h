@@ -30,6 +30,7 @@ struct InnerHits {
   int32_t offset = 0;
   int32_t limit = 3;  // the service's default
 };
+struct ScoreFunction;
 
 struct Query {
   enum class Kind : uint8_t {
@@ -47,6 +48,9 @@ struct Query {
     kGeoBoundingBox,  // GeoPoint: in the box of points[0] (top left) and points[1] (bottom right)
     kGeoPolygon,      // GeoPoint: inside the polygon of `points`
     kNested,          // `field` a Nested path; sub[0] matched within one of its sub-documents
+    // FunctionScoreQuery / FunctionsScoreQuery: the rows of `must[0]`, scored anew by
+    // `functions` and `function_score` (search/function_score.h).
+    kFunctionScore,
   };
   // NestedQuery.score_mode, numbered as the protocol's ScoreMode.
   enum class ScoreMode : uint8_t { kNone = 1, kAvg = 2, kMax = 3, kTotal = 4, kMin = 5 };
@@ -65,6 +69,55 @@ struct Query {
   std::vector<Query> sub;                         // kNested: the inner query (one)
   ScoreMode score_mode = ScoreMode::kAvg;         // kNested
   std::optional<InnerHits> inner_hits;            // kNested
+  std::vector<ScoreFunction> functions;           // kFunctionScore: at most kMaxScoreFunctions
+  struct FunctionScoreOptions {
+    // How the functions' values combine (the protocol's FunctionScoreMode) and how that
+    // combines with the query's score (FunctionCombineMode); Elasticsearch's defaults.
+    enum class ScoreMode : uint8_t { kAvg, kMax, kSum, kMin, kMultiply, kFirst };
+    enum class CombineMode : uint8_t { kMultiply, kAvg, kMax, kSum, kMin, kReplace };
+    ScoreMode score_mode = ScoreMode::kMultiply;
+    CombineMode combine_mode = CombineMode::kMultiply;
+    std::optional<double> min_score;  // rows scoring less are not matches
+    std::optional<double> max_score;  // caps the functions' combined value
+  } function_score;                               // kFunctionScore
+};
+
+// One function of a FunctionsScoreQuery (the protocol's Function): its value for a row, times
+// `weight`, counts for the rows that match `filter` (all rows when empty).
+struct ScoreFunction {
+  enum class Kind : uint8_t { kWeight, kFieldValueFactor, kDecay, kRandom };
+  Kind kind = Kind::kWeight;  // kWeight: the value is 1 (only the weight counts)
+  double weight = 1;
+  std::vector<Query> filter;  // empty or one query
+  std::string field;          // kFieldValueFactor, kDecay
+  // kFieldValueFactor: modifier(factor * value); a row without the field takes `missing`.
+  enum class Modifier : uint8_t {
+    kNone, kLog, kLog1p, kLog2p, kLn, kLn1p, kLn2p, kSquare, kSqrt, kReciprocal
+  };
+  double factor = 1;
+  Modifier modifier = Modifier::kNone;
+  std::optional<double> missing;
+  // kDecay: gauss, exp or linear of max(0, |value - origin| - offset) over `scale`, worth
+  // `decay` at a distance of `scale` (values in the field's unit: Date in milliseconds).
+  enum class Decay : uint8_t { kGauss, kExp, kLinear };
+  Decay decay_kind = Decay::kGauss;
+  bool decay_date = false;  // DecayFuncDateParam (a Date field), else numeric (Long, Double)
+  double origin = 0, scale = 1, offset = 0, decay = 0.5;
+};
+
+// Search's highlighting (the protocol's Highlight): for each named Text field, fragments of the
+// row's value with the words the query matched between `pre_tag` and `post_tag`.
+struct HighlightSpec {
+  struct Field {
+    std::string name;
+    int32_t number_of_fragments = 5;  // 0: the whole value, as one fragment
+    int32_t fragment_size = 100;      // characters, approximately (cut at word boundaries)
+    std::string pre_tag = "<em>";
+    std::string post_tag = "</em>";
+    bool order_by_score = false;      // HighlightFragmentOrder SCORE, else TEXT_SEQUENCE
+  };
+  std::vector<Field> fields;
+  bool html = false;  // HighlightEncoder HTML_MODE: the text (not the tags) HTML-escaped
 };
 
 struct SortKey {
@@ -112,6 +165,10 @@ struct SearchRequest {
   int64_t now_ms = 0;         // rows past the index's or the table's TTL at now_ms are hidden
   // Aggregations and group-bys over every match of `query` (search/agg_types.h); null: none.
   std::shared_ptr<const AggRequest> aggs;
+  // Collapse: one hit per distinct value of this field (the first in the sort; the rows
+  // without it are one group); paged by offset and limit only, total_hits counts every match.
+  std::string collapse_field;
+  std::optional<HighlightSpec> highlight;  // applied by the front end to the returned rows
 };
 
 // The inner hits of one NestedQuery with InnerHits, for one hit (or one sub-document).

@@ -10,6 +10,7 @@
 #include "search/geo_query.h"
 #include "search/nested_query.h"
 #include "search/sort_values.h"
+#include "search/function_score.h"
 #include "search/terms.h"
 
 namespace ttlstore::search {
@@ -51,6 +52,7 @@ std::string KindName(Query::Kind k) {
     case Query::Kind::kGeoBoundingBox: return "GeoBoundingBoxQuery";
     case Query::Kind::kGeoPolygon: return "GeoPolygonQuery";
     case Query::Kind::kNested: return "NestedQuery";
+    case Query::Kind::kFunctionScore: return "FunctionsScoreQuery";
   }
   return "Query";
 }
@@ -94,6 +96,16 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
     return CheckNestedQuery(index, q, scope, [&](const Query& inner, const QueryScope& s) {
       return Check(index, inner, depth + 1, nodes, s);
     });
+  }
+  if (q.kind == Query::Kind::kFunctionScore) {
+    if (q.must.size() != 1) return FieldError("FunctionsScoreQuery: query is required");
+    if (auto s = Check(index, q.must[0], depth + 1, nodes, scope); !s.ok()) return s;
+    for (const auto& fn : q.functions) {
+      for (const auto& sub : fn.filter) {
+        if (auto s = Check(index, sub, depth + 1, nodes, scope); !s.ok()) return s;
+      }
+    }
+    return ValidateFunctionScore(index, q);
   }
   if (q.field.empty()) return FieldError(KindName(q.kind) + ": field_name is required");
   std::optional<FieldRef> ref = ResolveField(index, q.field);
@@ -230,6 +242,30 @@ Xapian::Query Or(const std::vector<std::string>& terms) {
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
                             const Query& q);
 
+// Every document, each scoring 1: MatchAll, and the base of a Bool without scoring clauses
+// (ConstScore, filters only), as Lucene's constant scores (the service's engine) give them.
+// Xapian's own MatchAll weighs 0, which would zero a function score's product.
+Xapian::Query ScoredMatchAll() {
+  return Xapian::Query((new Xapian::FixedWeightPostingSource(1.0))->release());
+}
+
+Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index,
+                                             const Xapian::Database& db, const Query& q) {
+  auto inner = Build(index, db, q.must[0]);
+  if (!inner.ok()) return inner.error();
+  std::vector<Xapian::Query> filters;
+  for (const auto& fn : q.functions) {
+    if (fn.filter.empty()) {
+      filters.push_back(Xapian::Query::MatchAll);
+      continue;
+    }
+    auto f = Build(index, db, fn.filter[0]);
+    if (!f.ok()) return f.error();
+    filters.push_back(std::move(*f));
+  }
+  return BuildFunctionScore(index, db, q, *inner, filters);
+}
+
 Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapian::Database& db,
                                 const Query& q) {
   auto all = [&](const std::vector<Query>& list) -> Result<std::vector<Xapian::Query>> {
@@ -260,7 +296,7 @@ Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapia
     required.push_back(std::move(*at_least));
   }
   Xapian::Query positive = required.empty()
-                               ? Xapian::Query::MatchAll
+                               ? ScoredMatchAll()
                                : Xapian::Query(Xapian::Query::OP_AND, required.begin(), required.end());
   if (!filter->empty()) {
     positive = Xapian::Query(Xapian::Query::OP_FILTER, positive,
@@ -410,9 +446,11 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
 
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
                             const Query& q) {
-  Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(Xapian::Query::MatchAll)
+  Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(ScoredMatchAll())
                             : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q)
-                                                             : BuildLeaf(index, db, q);
+                            : q.kind == Query::Kind::kFunctionScore
+                                ? BuildFunctionScoreNode(index, db, q)
+                                : BuildLeaf(index, db, q);
   if (!r.ok()) return r;
   if (q.weight != 1.0f && q.weight > 0 && std::isfinite(q.weight)) {
     return Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, *r, double(q.weight));

@@ -12,6 +12,7 @@
 
 #include "search/agg_exec.h"
 #include "search/agg_validate.h"
+#include "search/collapse.h"
 #include "search/document.h"
 #include "search/engine_impl.h"
 #include "search/inner_hits.h"
@@ -183,6 +184,16 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     sort = SortOf(index, req);
   }
   if (auto s = ValidateSort(index, sort.keys); !s.ok()) return s.error();
+  int collapse_field = -1;
+  if (!req.collapse_field.empty()) {
+    if (auto s = ValidateCollapse(index, req.collapse_field); !s.ok()) return s.error();
+    // The service's collapse pages by offset and limit only (its "Collapse" page).
+    if (token) {
+      return Error::Validation("A search with collapse is paged by offset and limit only: "
+                               "next_token can not be used with it.");
+    }
+    collapse_field = FieldIndex(index, req.collapse_field);
+  }
   bool by_score = false;
   for (const auto& k : sort.keys) by_score |= k.key.kind == model::SearchSortKey::Kind::kScore;
   if (token && (token->kind == 'O') != by_score) return InvalidToken();
@@ -203,22 +214,29 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     auto built = BuildQuery(index, db, req.query);
     if (!built.ok()) return built.error();
     Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
-    Xapian::Enquire enquire(db);
-    enquire.set_query(q);
     SortKeyMaker km;
     MakeSortKeys(index, sort, &km);
+    MatchOrder order = MatchOrder::kKey;
     if (by_score) {
-      if (km.empty()) {
-        enquire.set_sort_by_relevance();
-      } else if (sort.keys.front().key.kind == model::SearchSortKey::Kind::kScore) {
-        enquire.set_sort_by_relevance_then_key(&km, false);
-      } else {
-        enquire.set_sort_by_key_then_relevance(&km, false);
-      }
-    } else {
-      enquire.set_weighting_scheme(Xapian::BoolWeight());
-      enquire.set_sort_by_key(&km, false);
+      order = km.empty() ? MatchOrder::kRelevance
+              : sort.keys.front().key.kind == model::SearchSortKey::Kind::kScore
+                  ? MatchOrder::kRelevanceThenKey
+                  : MatchOrder::kKeyThenRelevance;
     }
+    auto configure = [&](Xapian::Enquire& e) {
+      switch (order) {
+        case MatchOrder::kRelevance: e.set_sort_by_relevance(); break;
+        case MatchOrder::kRelevanceThenKey: e.set_sort_by_relevance_then_key(&km, false); break;
+        case MatchOrder::kKeyThenRelevance: e.set_sort_by_key_then_relevance(&km, false); break;
+        case MatchOrder::kKey:
+          e.set_weighting_scheme(Xapian::BoolWeight());
+          e.set_sort_by_key(&km, false);
+          break;
+      }
+    };
+    Xapian::Enquire enquire(db);
+    enquire.set_query(q);
+    configure(enquire);
     Xapian::doccount first = Xapian::doccount(req.offset);
     std::unique_ptr<AfterKey> after;
     if (token && token->kind == 'O') {
@@ -233,9 +251,15 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     }
     out = SearchResult();
     // Without a search-after decider the page's own match counts every match when asked
-    // to check them all: one pass gives the page and the exact total.
-    bool count_in_page = req.total_count && !after && req.limit > 0;
-    if (req.limit > 0) {
+    // to check them all: one pass gives the page and the exact total (not when collapsing:
+    // the total counts the rows before collapsing, as the service's).
+    bool count_in_page = req.total_count && !after && req.limit > 0 && collapse_field < 0;
+    if (collapse_field >= 0 && req.limit > 0) {
+      for (auto& h : CollapsedPage(db, q, size_t(collapse_field), configure, km, order, first,
+                                   Xapian::doccount(req.limit))) {
+        out.hits.push_back(Hit{h.doc.get_value(kSlotRowKey), h.weight});
+      }
+    } else if (req.limit > 0) {
       Xapian::MSet mset = enquire.get_mset(first, Xapian::doccount(req.limit) + 1,
                                            count_in_page ? db.get_doccount() : 0, nullptr,
                                            after.get());

@@ -3,6 +3,7 @@
 // row read from the table through RowOps by its row key and returned as a PlainBuffer row, as
 // GetRange returns rows (docs/tablestore.md, "Search indexes").
 #include "search/agg_types.h"
+#include "search/highlight.h"
 #include "search/search_engine.h"
 #include "tablestore/error_map.h"
 #include "tablestore/handlers.h"
@@ -83,11 +84,17 @@ Result<Target> FindSearchTarget(const Services& s, const std::string& table_name
 }
 
 // The row stored under `key` as a PlainBuffer row with the chosen columns; nullopt if the row
-// is gone (deleted after the index saw it).
-Result<std::optional<std::string>> RowBytes(const Services& s, const model::TableDescriptor& table,
-                                            const std::string& key, const ColumnChoice& cols) {
+// is gone (deleted after the index saw it). With `highlighter`, the row's highlighted fields
+// go to `highlighted`.
+Result<std::optional<std::string>> RowBytes(
+    const Services& s, const model::TableDescriptor& table, const std::string& key,
+    const ColumnChoice& cols, const search::Highlighter* highlighter = nullptr,
+    std::vector<search::HighlightedField>* highlighted = nullptr) {
   ASSIGN_OR_RETURN(stored, s.rows.Read(key));
   if (!stored) return std::optional<std::string>();
+  if (highlighter) {
+    *highlighted = highlighter->HighlightRow(*table.tablestore, key, *stored, s.clock.NowMs());
+  }
   std::vector<versions::PkCell> pk;
   if (!versions::DecodeRowKey(key, table.tablestore->primary_key, &pk)) {
     return Error::Internal("search hit with a malformed row key");
@@ -177,6 +184,12 @@ Result<std::string> Search(const Services& s, std::string_view body) {
                              std::to_string(sreq.limit) + ".");
   }
   RETURN_IF_ERROR(search::SearchEngine::Validate(*target.index, sreq.query));
+  std::unique_ptr<search::Highlighter> highlighter;
+  if (sreq.highlight) {
+    RETURN_IF_ERROR(search::ValidateHighlight(*target.index, *sreq.highlight));
+    highlighter = std::make_unique<search::Highlighter>(*target.index, sreq.query,
+                                                        *sreq.highlight);
+  }
   RETURN_IF_ERROR(NeedEngine(s));
   sreq.now_ms = s.clock.NowMs();
   ASSIGN_OR_RETURN(result, s.search->Search(target.table->id, *target.table->tablestore,
@@ -184,14 +197,25 @@ Result<std::string> Search(const Services& s, std::string_view body) {
   pb::SearchResponse resp;
   resp.set_total_hits(sreq.total_count ? result.total_hits : -1);
   for (const auto& hit : result.hits) {
-    ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, hit.row_key, cols));
+    std::vector<search::HighlightedField> highlighted;
+    ASSIGN_OR_RETURN(row, RowBytes(s, *target.table, hit.row_key, cols, highlighter.get(),
+                                   &highlighted));
     if (!row) continue;
     resp.add_rows(std::move(*row));
-    // One hit per row, in the rows' order (the Java SDK pairs them by position): its score and
-    // the inner hits of its NestedQuery with InnerHits.
-    auto* out_hit = resp.add_search_hits();
-    out_hit->set_score(hit.score);
-    FillInnerHits(hit.inner_hits, out_hit);
+    // One hit per row, in the rows' order (the Java SDK pairs them by position): its score, the
+    // inner hits of its NestedQuery with InnerHits, and with a highlight its fragments (a result,
+    // maybe empty, on every hit, so that the SDKs' decoders find one).
+    pb::SearchHit* sh = resp.add_search_hits();
+    sh->set_score(hit.score);
+    FillInnerHits(hit.inner_hits, sh);
+    if (highlighter) {
+      pb::HighlightResult* hr = sh->mutable_highlight_result();
+      for (auto& h : highlighted) {
+        pb::HighlightField* hf = hr->add_highlight_fields();
+        hf->set_field_name(h.field);
+        for (auto& fragment : h.fragments) hf->add_field_fragments(std::move(fragment));
+      }
+    }
   }
   resp.set_is_all_succeeded(true);
   if (!result.next_token.empty()) resp.set_next_token(result.next_token);

@@ -77,9 +77,6 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
   if (f.is_virtual_field() || f.source_field_names_size() > 0) {
     return Error::Validation("Virtual fields are not supported by ttlstore.");
   }
-  if (f.enable_highlighting()) {
-    return Error::Validation("Highlighting is not supported by ttlstore.");
-  }
   if (f.has_json_type()) {
     return Error::Validation("json_type is only for JSON fields, which ttlstore does not support.");
   }
@@ -100,8 +97,13 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
       return Error::Validation("Invalid analyzer: '" + EchoForError(out.analyzer) + "'.");
     }
     out.analyzer_parameter = f.analyzer_parameter();
+    // Highlighting (issue 32): Text fields only, as the service's "Highlight" page says.
+    out.enable_highlighting = f.enable_highlighting();
   } else if (f.has_analyzer() && !f.analyzer().empty()) {
     return Error::Validation("Only Text fields have an analyzer.");
+  } else if (f.enable_highlighting()) {
+    return Error::Validation("Highlighting can only be enabled on Text fields, but field '" +
+                             EchoForError(f.field_name()) + "' is not one.");
   }
   if (out.type == model::SearchFieldType::kDate) {
     for (const auto& d : f.date_formats()) out.date_formats.push_back(d);
@@ -196,6 +198,7 @@ void FillField(const model::SearchField& f, pb::FieldSchema* fs) {
     fs->set_analyzer(f.analyzer);
     // The SDK decodes the parameter of these analyzers: always present, maybe empty.
     fs->set_analyzer_parameter(f.analyzer_parameter);
+    fs->set_enable_highlighting(f.enable_highlighting);
   }
   for (const auto& d : f.date_formats) fs->add_date_formats(d);
   for (const auto& sub : f.sub_fields) FillField(sub, fs->add_field_schemas());

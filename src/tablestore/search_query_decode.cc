@@ -7,6 +7,8 @@
 #include "search/geo_query.h"
 #include "tablestore/ots_error.h"
 #include "tablestore/search_agg_decode.h"
+#include "tablestore/search_function_decode.h"
+#include "tablestore/search_hits_decode.h"
 #include "tablestore/search_shapes.h"
 
 namespace ttlstore::tablestore {
@@ -313,6 +315,13 @@ class Decoder {
         }
         return out;
       }
+      case pb::FUNCTION_SCORE_QUERY:
+      case pb::FUNCTIONS_SCORE_QUERY: {
+        if (depth >= kMaxQueryDepth) return TooDeep();
+        SubQueryDecoder sub = [&](const pb::Query& inner) { return Decode(inner, depth + 1); };
+        return q.type() == pb::FUNCTION_SCORE_QUERY ? DecodeFunctionScoreQuery(body, sub)
+                                                    : DecodeFunctionsScoreQuery(body, sub);
+      }
       default:
         return Error::Validation("Unsupported query type: " +
                                  pb::QueryType_Name(q.type()) + " (" +
@@ -477,9 +486,15 @@ Result<std::vector<search::SortKey>> DecodeSort(const pb::Sort& sort) {
 Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes) {
   pb::SearchQuery q;
   RETURN_IF_ERROR(Parse(bytes, &q));
-  if (q.has_highlight()) return Error::Validation("Highlight is not supported by ttlstore.");
-  if (q.has_collapse()) return Error::Validation("Collapse is not supported by ttlstore.");
   search::SearchRequest out;
+  if (q.has_highlight()) {
+    ASSIGN_OR_RETURN(highlight, DecodeHighlight(q.highlight()));
+    out.highlight = std::move(highlight);
+  }
+  if (q.has_collapse()) {
+    ASSIGN_OR_RETURN(collapse, DecodeCollapse(q.collapse()));
+    out.collapse_field = std::move(collapse);
+  }
   if (!q.has_query()) return Error::Validation("The query of the search query must be set.");
   if (q.has_aggs() || q.has_group_bys()) {
     ASSIGN_OR_RETURN(aggs, DecodeAggregations(q.has_aggs() ? &q.aggs() : nullptr,

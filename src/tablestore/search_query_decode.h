@@ -4,7 +4,7 @@
 //
 // A Query is a type and the bytes of that type's message; a Bool query holds more Query
 // messages, so a request's bytes nest. Decoding recurses along that nesting, bounded by:
-//   - kMaxQueryDepth levels of Bool (and ConstScore) nesting,
+//   - kMaxQueryDepth levels of Bool (and ConstScore, function-score) nesting,
 //   - kMaxBoolClauses sub-queries in one Bool query,
 //   - kMaxQueryNodes queries in the whole tree,
 //   - kMaxTerms terms in one Terms query,
@@ -53,9 +53,9 @@ Result<search::Query> DecodeQuery(const otssearchpb::Query& query);
 // A Sort message (Search's sort or an index's index_sort).
 Result<std::vector<search::SortKey>> DecodeSort(const otssearchpb::Sort& sort);
 
-// A SearchRequest's serialized SearchQuery: query, sort, offset/limit (checked), token and
-// getTotalCount; aggregations and group-bys (tablestore/search_agg_decode.h). Highlight and
-// collapse are refused.
+// A SearchRequest's serialized SearchQuery: query, sort, offset/limit (checked), token,
+// getTotalCount, highlight and collapse; aggregations and group-bys
+// (tablestore/search_agg_decode.h).
 Result<search::SearchRequest> DecodeSearchQuery(std::string_view bytes);
 
 }  // namespace ttlstore::tablestore

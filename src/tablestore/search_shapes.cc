@@ -64,9 +64,13 @@ constexpr WireField kSearchRequest[] = {
 constexpr WireShape kSearchRequestShape{kSearchRequest};
 constexpr WireField kSearchFilter[] = {{1, false, &kQueryShape, CountRule::kNone}};
 constexpr WireShape kSearchFilterShape{kSearchFilter};
+constexpr WireField kHighlight[] = {{1, true, &kLeaf, CountRule::kNone}};
+constexpr WireShape kHighlightShape{kHighlight};
 constexpr WireField kSearchQuery[] = {
     {4, false, &kQueryShape, CountRule::kNone},
+    {5, false, &kLeaf, CountRule::kNone},  // Collapse
     {6, false, &kSortShape, CountRule::kNone},
+    {12, false, &kHighlightShape, CountRule::kNone},
     {14, false, &kSearchFilterShape, CountRule::kNone},
 };
 constexpr WireShape kSearchQueryShape{kSearchQuery};
@@ -101,6 +105,30 @@ constexpr WireField kNested[] = {
     {5, false, &kInnerHitsShape, CountRule::kNone},
 };
 constexpr WireShape kNestedShape{kNested};
+constexpr WireField kFunctionScore[] = {
+    {1, false, &kQueryShape, CountRule::kNone},
+    {2, false, &kLeaf, CountRule::kNone},
+};
+constexpr WireShape kFunctionScoreShape{kFunctionScore};
+// Function: field_value_factor, random and decay are flat messages (decay's param is bytes,
+// parsed with its own check), filter a Query.
+constexpr WireField kFunction[] = {
+    {1, false, &kLeaf, CountRule::kNone},
+    {2, false, &kLeaf, CountRule::kNone},
+    {3, false, &kLeaf, CountRule::kNone},
+    {5, false, &kQueryShape, CountRule::kNone},
+};
+constexpr WireShape kFunctionShape{kFunction};
+constexpr WireField kFunctionsScore[] = {
+    {1, false, &kQueryShape, CountRule::kNone},
+    {2, true, &kFunctionShape, CountRule::kNone},
+};
+constexpr WireShape kFunctionsScoreShape{kFunctionsScore};
+constexpr WireField kDateParam[] = {
+    {3, false, &kLeaf, CountRule::kNone},
+    {4, false, &kLeaf, CountRule::kNone},
+};
+constexpr WireShape kDateParamShape{kDateParam};
 
 }  // namespace
 
@@ -129,5 +157,10 @@ const WireShape& WireShapeOf(const spb::GeoDistanceQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::GeoBoundingBoxQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::GeoPolygonQuery&) { return kGeoPolygonShape; }
 const WireShape& WireShapeOf(const spb::NestedQuery&) { return kNestedShape; }
+const WireShape& WireShapeOf(const spb::FunctionScoreQuery&) { return kFunctionScoreShape; }
+const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&) { return kFunctionsScoreShape; }
+const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::DecayFuncDateParam&) { return kDateParamShape; }
+const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&) { return kLeaf; }
 
 }  // namespace ttlstore::tablestore

@@ -39,5 +39,11 @@ const WireShape& WireShapeOf(const spb::GeoDistanceQuery&);
 const WireShape& WireShapeOf(const spb::GeoBoundingBoxQuery&);
 const WireShape& WireShapeOf(const spb::GeoPolygonQuery&);
 const WireShape& WireShapeOf(const spb::NestedQuery&);
+const WireShape& WireShapeOf(const spb::FunctionScoreQuery&);
+const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&);
+// A DecayFunction's `param` bytes hold one of these.
+const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&);
+const WireShape& WireShapeOf(const spb::DecayFuncDateParam&);
+const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&);
 
 }  // namespace ttlstore::tablestore
