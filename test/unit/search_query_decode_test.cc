@@ -118,10 +118,10 @@ TEST(SearchQueryDecode, TextQueries) {
 
 TEST(SearchQueryDecode, RefusesUnsupportedTypes) {
   pb::Query q;
-  q.set_type(pb::FUNCTION_SCORE_QUERY);
+  q.set_type(pb::KNN_VECTOR_QUERY);
   auto r = DecodeQuery(q);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("FUNCTION_SCORE_QUERY"), std::string::npos);
+  EXPECT_NE(r.error().message().find("KNN_VECTOR_QUERY"), std::string::npos);
   // Geo queries are decoded (issue 32): an empty one lacks its field.
   pb::Query geo;
   geo.set_type(pb::GEO_DISTANCE_QUERY);
