@@ -9,6 +9,8 @@ packages=(
   # libraries
   librocksdb-dev libjemalloc-dev libboost1.81-dev rapidjson-dev libspdlog-dev libfmt-dev libcli11-dev
   libssl-dev zlib1g-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # the PostgreSQL backend (src/storage/pg_*): libpq to build, a server for its tests
+  libpq-dev postgresql-15 postgresql-client-15
   # the search indexes' engine (src/search)
   libxapian-dev
   # the Tablestore front end's protobuf messages
@@ -45,6 +47,13 @@ else
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # The tests start their own throwaway PostgreSQL (scripts/pg-server.sh): the package need not
+  # create and start a cluster of its own on port 5432.
+  if printf '%s\n' "${missing[@]}" | grep -q '^postgresql-15$'; then
+    "${sudo_cmd[@]}" mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" |
+      "${sudo_cmd[@]}" tee /etc/postgresql-common/createcluster.d/ttlstore.conf >/dev/null
+  fi
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -15,6 +15,13 @@ stage() { echo "== [$((SECONDS - start)) s] $*"; }
 
 bash scripts/install-deps.sh
 
+# A throwaway PostgreSQL 15 on loopback for the PostgreSQL backend's tests: the unit tests'
+# storage conformance suite runs on it as well as on RocksDB (TTLSTORE_TEST_PG), and so do the
+# end-to-end suites named below (TTLSTORE_E2E_PG). test/e2e/test_pg_backend.py starts its own.
+eval "$(bash scripts/pg-server.sh start)"
+trap 'bash scripts/pg-server.sh stop "$TTLSTORE_PG_DIR"' EXIT
+export TTLSTORE_TEST_PG
+
 stage "sanitizer build, unit and end-to-end tests (scripts/sanitize.sh)"
 bash scripts/sanitize.sh
 
@@ -30,6 +37,16 @@ node --test test/js/
 
 stage "web GUI end-to-end test (node --test, dynamodb-admin in headless Chromium; ASan+UBSan)"
 node --test test/gui/
+
+# The PostgreSQL backend: the whole suites run on RocksDB above; on PostgreSQL the suites of the
+# storage paths that differ by backend (items, queries and scans, batches, transactions, TTL,
+# streams, indexes, restarts, key and item limits; Tablestore rows, versions, ranges, indexes).
+# README "What runs where".
+stage "PostgreSQL backend: end-to-end suites (TTLSTORE_E2E_PG; ASan+UBSan)"
+TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  -W ignore::DeprecationWarning $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep 'test/e2e/')
+TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" node --test \
+  $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep 'test/tablestore/')
 
 stage "benchmark tooling smoke test (bench/smoke.sh; ASan+UBSan server)"
 bash bench/smoke.sh

@@ -23,6 +23,7 @@ namespace {
 
 struct BackupFlags {
   std::string data_dir = "./ttlstore-data";
+  std::string storage;  // a PostgreSQL connection string (docs/storage.md)
   std::string table;
   std::string out;
   std::string name;
@@ -30,6 +31,7 @@ struct BackupFlags {
 
 struct RestoreFlags {
   std::string data_dir = "./ttlstore-data";
+  std::string storage;
   std::string from;
   std::string table;
 };
@@ -42,8 +44,11 @@ int Fail(const char* command, const std::string& message) {
 int Backup(const BackupFlags& f) {
   storage::StoreOptions options;
   options.path = f.data_dir;
+  options.storage = f.storage;
   options.read_only = true;
-  if (!std::filesystem::is_directory(f.data_dir)) return Fail("backup", "no data dir at " + f.data_dir);
+  if (f.storage.empty() && !std::filesystem::is_directory(f.data_dir)) {
+    return Fail("backup", "no data dir at " + f.data_dir);
+  }
   auto store = storage::Store::Open(options);
   if (!store) return Fail("backup", store.error().message());
   SystemClock clock;
@@ -89,9 +94,12 @@ int Restore(const RestoreFlags& f) {
   auto source = storage::DecodeTableDescriptor(record.header.table_descriptor);
   if (!source) return Fail("restore", "backup file " + f.from + " holds a corrupt table");
   record.source = std::move(*source);
-  if (!std::filesystem::is_directory(f.data_dir)) return Fail("restore", "no data dir at " + f.data_dir);
+  if (f.storage.empty() && !std::filesystem::is_directory(f.data_dir)) {
+    return Fail("restore", "no data dir at " + f.data_dir);
+  }
   storage::StoreOptions options;
   options.path = f.data_dir;
+  options.storage = f.storage;
   auto store = storage::Store::Open(options);
   if (!store) {
     return Fail("restore", store.error().message() +
@@ -131,6 +139,8 @@ void AddBackupCommands(CLI::App& app, int* exit_code) {
       "backup", "Write a backup of one table (items, indexes, TTL settings) to a file, with a "
                 "progress bar. Works while a server runs on the data dir.");
   backup->add_option("--data-dir", backup_flags->data_dir, "The data dir (default: ./ttlstore-data)");
+  backup->add_option("--storage", backup_flags->storage,
+                     "Read the PostgreSQL database of this connection string (docs/storage.md)");
   backup->add_option("-t,--table", backup_flags->table, "Table to back up")->required();
   backup->add_option("-o,--out", backup_flags->out,
                      "Backup file to write (default: <data-dir>/backups/<id>.ttlbak, where "
@@ -143,6 +153,8 @@ void AddBackupCommands(CLI::App& app, int* exit_code) {
       "restore", "Restore a backup file into a new table, with a progress bar. Stop the server "
                  "first (or use RestoreTableFromBackup through it).");
   restore->add_option("--data-dir", restore_flags->data_dir, "The data dir (default: ./ttlstore-data)");
+  restore->add_option("--storage", restore_flags->storage,
+                      "Restore into the PostgreSQL database of this connection string");
   restore->add_option("--from", restore_flags->from, "Backup file to read")->required();
   restore->add_option("-t,--table", restore_flags->table, "Name of the new table")->required();
   restore->callback([restore_flags, exit_code] { *exit_code = Restore(*restore_flags); });

@@ -49,6 +49,7 @@ struct RemoteFlags {
 struct ExportFlags {
   RemoteFlags remote;
   std::string data_dir = "./ttlstore-data";
+  std::string storage;  // a PostgreSQL connection string (docs/storage.md)
   std::string export_dir;
   std::string table, bucket, prefix, format = "DYNAMODB_JSON", view;
   // Epoch seconds; NaN: not given.
@@ -58,6 +59,7 @@ struct ExportFlags {
 struct ImportFlags {
   RemoteFlags remote;
   std::string data_dir = "./ttlstore-data";
+  std::string storage;  // a PostgreSQL connection string (docs/storage.md)
   std::string export_dir;
   std::string table, bucket, prefix, format = "DYNAMODB_JSON", compression = "NONE";
   std::string hash_key, range_key;
@@ -193,9 +195,12 @@ int ExportRemote(const ExportFlags& f) {
 }
 
 int ExportLocal(const ExportFlags& f, const DataCodecs& codecs) {
-  if (!std::filesystem::is_directory(f.data_dir)) return Fail("export", "no data dir at " + f.data_dir);
+  if (f.storage.empty() && !std::filesystem::is_directory(f.data_dir)) {
+    return Fail("export", "no data dir at " + f.data_dir);
+  }
   storage::StoreOptions options;
   options.path = f.data_dir;
+  options.storage = f.storage;
   options.read_only = true;
   auto store = storage::Store::Open(options);
   if (!store) return Fail("export", store.error().message());
@@ -344,9 +349,12 @@ int ImportRemote(const ImportFlags& f, const json::object& creation) {
 
 int ImportLocal(const ImportFlags& f, const model::TableDescriptor& spec_in,
                 const json::object& creation, const DataCodecs& codecs) {
-  if (!std::filesystem::is_directory(f.data_dir)) return Fail("import", "no data dir at " + f.data_dir);
+  if (f.storage.empty() && !std::filesystem::is_directory(f.data_dir)) {
+    return Fail("import", "no data dir at " + f.data_dir);
+  }
   storage::StoreOptions options;
   options.path = f.data_dir;
+  options.storage = f.storage;
   auto store = storage::Store::Open(options);
   if (!store) {
     return Fail("import", store.error().message() +
@@ -426,6 +434,8 @@ void AddDataCommands(CLI::App& app, int* exit_code, DataCodecs codecs) {
       ->check(CLI::IsMember({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"}))
       ->needs("--from");
   exp->add_option("--data-dir", ef->data_dir, "The data dir (default: ./ttlstore-data)");
+  exp->add_option("--storage", ef->storage,
+                  "Read the PostgreSQL database of this connection string (docs/storage.md)");
   exp->add_option("--export-dir", ef->export_dir, "The folder standing for S3 (default: "
                                                   "<data-dir>/s3)");
   AddRemoteOptions(exp, ef->remote);
@@ -454,6 +464,8 @@ void AddDataCommands(CLI::App& app, int* exit_code, DataCodecs codecs) {
   imp->add_option("--hash-key", imf->hash_key, "Partition key NAME:TYPE (S, N or B)")->required();
   imp->add_option("--range-key", imf->range_key, "Sort key NAME:TYPE");
   imp->add_option("--data-dir", imf->data_dir, "The data dir (default: ./ttlstore-data)");
+  imp->add_option("--storage", imf->storage,
+                  "Import into the PostgreSQL database of this connection string");
   imp->add_option("--export-dir", imf->export_dir, "The folder standing for S3 (default: "
                                                    "<data-dir>/s3)");
   AddRemoteOptions(imp, imf->remote);

@@ -50,6 +50,7 @@ constexpr int kSyncServingThreads = 32;
 struct ServeFlags {
   ttlstore::server::ServerOptions server;
   std::string data_dir = "./ttlstore-data";
+  std::string storage;  // a PostgreSQL connection string: the PostgreSQL backend
   bool sync = false;
   size_t block_cache_mb = 64;
   std::string log_level = "info";
@@ -91,12 +92,14 @@ int Serve(const ServeFlags& flags) {
   }
   storage::StoreOptions store_options;
   store_options.path = flags.data_dir;
+  store_options.storage = flags.storage;
   store_options.sync = flags.sync;
   store_options.block_cache_bytes = flags.block_cache_mb << 20;
   auto store = storage::Store::Open(store_options);
   if (!store) {
     spdlog::error("event=startup_failed message=\"{}\"", store.error().message());
-    return 1;
+    // 2: the database named by --storage cannot be reached (a supervisor may retry later).
+    return store.error().code() == ErrorCode::kStorageUnavailable ? 2 : 1;
   }
   std::unique_ptr<Clock> clock_holder;
   if (flags.clock_start_ms != 0) {
@@ -292,9 +295,11 @@ int Serve(const ServeFlags& flags) {
   // Scripts and tests wait for this line, so it is written whatever the log level.
   auto listening = spdlog::level::info;
   if (spdlog::get_level() > listening) spdlog::set_level(listening);
-  spdlog::info("event=listening address={}://{}:{} data_dir={} sync={} threads={}",
-               http.tls() ? "https" : "http", flags.server.host, http.port(), flags.data_dir,
-               flags.sync, http.threads());
+  // The connection string is not logged: it may hold a password.
+  spdlog::info("event=listening address={}://{}:{} storage={} data_dir={} sync={} threads={}",
+               http.tls() ? "https" : "http", flags.server.host, http.port(),
+               flags.storage.empty() ? "rocksdb" : "postgresql", flags.data_dir, flags.sync,
+               http.threads());
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   sweeper.Start();
@@ -317,17 +322,18 @@ int Serve(const ServeFlags& flags) {
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }
 
-int Check(const std::string& data_dir) {
+int Check(const std::string& data_dir, const std::string& storage_uri) {
   using namespace ttlstore;
   // stdout is the report; RocksDB's messages (e.g. the torn WAL tail a kill -9 leaves, which it
   // drops on open) go to stderr.
   spdlog::set_default_logger(spdlog::stderr_logger_st("check"));
-  if (!std::filesystem::is_directory(data_dir)) {
+  if (storage_uri.empty() && !std::filesystem::is_directory(data_dir)) {
     std::fprintf(stderr, "ttlstore check: no data dir at %s\n", data_dir.c_str());
     return 1;
   }
   storage::StoreOptions options;
   options.path = data_dir;
+  options.storage = storage_uri;
   auto store = storage::Store::Open(options);
   if (!store) {
     std::fprintf(stderr, "ttlstore check: %s (is a server still running on it?)\n",
@@ -376,6 +382,12 @@ int main(int argc, char** argv) {
                     "TCP port (default: 8000; 0 picks a free port, printed in the log)");
   serve->add_option("--data-dir", flags.data_dir,
                     "Folder for the RocksDB data; created if missing (default: ./ttlstore-data)");
+  serve->add_option("--storage", flags.storage,
+                    "Keep the data in PostgreSQL (or an engine speaking its protocol) instead of "
+                    "the RocksDB folder: a libpq connection string or URI, e.g. "
+                    "postgresql://user@host:5432/db; password from PGPASSWORD or ~/.pgpass. "
+                    "--data-dir then holds only local state (search index copies, export "
+                    "staging). docs/storage.md");
   serve->add_flag("--sync", flags.sync,
                   "fsync the write-ahead log before acknowledging each write (survives power "
                   "loss; slower). Without it, writes survive a process crash.");
@@ -469,6 +481,10 @@ int main(int argc, char** argv) {
       "check", "Verify a data dir's invariants (items, stats, expiry index, secondary indexes, "
                "streams, Tablestore rows); exit 0 if whole, 1 if not. Stop the server first.");
   check->add_option("--data-dir", check_dir, "The data dir to check (default: ./ttlstore-data)");
+  std::string check_storage;
+  check->add_option("--storage", check_storage,
+                    "Check the PostgreSQL database of this connection string instead (the search "
+                    "indexes' local copies are under --data-dir)");
   int cli_exit = 0;
   ttlstore::cli::AddTablestoreCommands(app, &cli_exit);
   ttlstore::cli::AddBackupCommands(app, &cli_exit);
@@ -487,6 +503,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (serve->parsed()) return Serve(flags);
-  if (check->parsed()) return Check(check_dir);
+  if (check->parsed()) return Check(check_dir, check_storage);
   return cli_exit;
 }

@@ -1,7 +1,10 @@
-// Store: the server's only handle on RocksDB. It owns the column families, turns
-// rocksdb::Status into our Error at this boundary, and offers atomic WriteBatches that later
-// features (expiry index, secondary indexes, stream records) join, so that an item and all its
-// companions are committed together or not at all.
+// Store: the server's only handle on its storage engine. It owns the key spaces ("column
+// families"), turns the engine's errors into our Error at this boundary, and offers atomic
+// WriteBatches that every feature (expiry index, secondary indexes, stream records) joins, so
+// that an item and all its companions are committed together or not at all.
+//
+// Store is an interface: the embedded RocksDB backend (storage/rocks_store.h) is the default;
+// nothing above storage/ knows which backend it talks to (docs/storage.md).
 //
 // Column families (byte layouts in docs/formats.md):
 //   default  meta records (the next table id)
@@ -31,7 +34,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,19 +42,14 @@
 #include "common/result.h"
 #include "model/table.h"
 
-namespace rocksdb {
-class DB;
-class ColumnFamilyHandle;
-class Iterator;
-class Slice;
-class WriteBatch;
-}  // namespace rocksdb
-
 namespace ttlstore::storage {
 
 struct StoreOptions {
   // Folder holding the RocksDB files. Created if missing.
   std::string path;
+  // A PostgreSQL connection string or URI (any form libpq accepts, multi-host lists included):
+  // the PostgreSQL backend (storage/pg_store.h) instead of the RocksDB folder `path`.
+  std::string storage;
   // false: every write reaches the write-ahead log (the OS page cache) before it is acknowledged,
   //        so a killed process loses nothing; a power loss may lose the last writes.
   // true:  the WAL is also fsynced before acknowledging (survives power loss; slower).
@@ -64,7 +61,8 @@ struct StoreOptions {
   bool read_only = false;
 };
 
-// RocksDB's background work, for /metrics and for benchmarks that wait for a quiet store.
+// The storage engine's background work, for /metrics and for benchmarks that wait for a quiet
+// store (RocksDB's compactions and flushes; zero for a backend without them).
 struct CompactionState {
   uint64_t running = 0;        // compactions in progress
   uint64_t pending_bytes = 0;  // estimated bytes compaction still has to rewrite
@@ -77,11 +75,13 @@ struct TableStats {
 };
 
 class Store;
+class BatchSink;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
 enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences };
 
-// One atomic write. Build it, then Store::Write it.
+// One atomic write. Build it, then Store::Write it. The writes are handed as they are added to
+// the backend's BatchSink (storage/backend.h), which commits them together.
 class WriteBatch {
  public:
   explicit WriteBatch(const Store& store);
@@ -92,7 +92,7 @@ class WriteBatch {
   void PutItem(std::string_view key, std::string_view encoded_item);
   void DeleteItem(std::string_view key);
   // Adds deltas to the table's item count and size. Deltas are summed per table and written as
-  // one merge when the batch is committed, so a batch of N writes costs one merge, not N.
+  // one addition when the batch is committed, so a batch of N writes costs one, not N.
   void AddStats(uint32_t table_id, int64_t items, int64_t bytes);
   // The same for one secondary index of the table (its entry count and size), summed alike.
   void AddIndexStats(uint32_t table_id, uint32_t index_id, int64_t items, int64_t bytes);
@@ -119,46 +119,40 @@ class WriteBatch {
 
  private:
   friend class Store;
-  // Writes the summed stats deltas into batch_. Called by Store::Write.
+  // Hands the summed stats deltas to the sink. Called by Store::Write.
   void FlushStats();
 
   const Store& store_;
-  std::unique_ptr<rocksdb::WriteBatch> batch_;
+  std::unique_ptr<BatchSink> sink_;
   std::map<uint32_t, std::pair<int64_t, int64_t>> pending_stats_;  // table id -> (items, bytes)
   // (table id << 32 | index id) -> (entries, bytes)
   std::map<uint64_t, std::pair<int64_t, int64_t>> pending_index_stats_;
   int64_t earliest_expiry_put_ = INT64_MAX;  // the earliest due time PutExpiry added
 };
 
-// Iterates the `items` family over a key range, forward or backward. Reads a consistent view
-// (an implicit snapshot taken at creation); never blocks writers.
+// Iterates one family over a key range, forward or backward. Reads a consistent view (taken
+// at creation); never blocks writers. Backends implement it.
 class ItemIterator {
  public:
-  ~ItemIterator();
-  bool Valid() const;
+  virtual ~ItemIterator() = default;
+  virtual bool Valid() const = 0;
   // Moves one item in the iteration direction. REQUIRES: Valid().
-  void Next();
-  std::string_view key() const;
-  std::string_view value() const;
+  virtual void Next() = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
   // Not ok if iteration stopped on an I/O error rather than at the end of the range.
-  Status status() const;
-
- private:
-  friend class Store;
-  ItemIterator() = default;
-  std::string lower_, upper_;
-  std::unique_ptr<rocksdb::Slice> lower_slice_, upper_slice_;
-  std::unique_ptr<rocksdb::Iterator> it_;
-  bool reverse_ = false;
+  virtual Status status() const = 0;
 };
 
 class Store {
  public:
-  // Opens (creating if needed) the database at options.path.
+  // Opens (creating if needed) the store `options` name: the PostgreSQL database
+  // options.storage when it is set, else the RocksDB folder options.path.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
-  // Flushes nothing extra: the WAL already holds every acknowledged write. Closes RocksDB.
-  ~Store();
+  // Closes the engine; every acknowledged write is already durable as options.sync says.
+  virtual ~Store();
 
+  // Commits the batch: every write in it, or (on an error) none.
   Status Write(WriteBatch& batch);
 
   // The earliest due time of the expiry entries committed since the last call (INT64_MAX if
@@ -172,11 +166,10 @@ class Store {
 
   // Returns the encoded item stored under `key`, or nullopt.
   Result<std::optional<std::string>> GetItem(std::string_view key) const;
-  // GetItem for many keys in one MultiGet: one view of the store for all of them, and their
-  // table-file lookups batched (memtable lookups stay one by one, as costly as GetItem's).
-  // Keys may repeat. Out[i] answers keys[i].
-  Result<std::vector<std::optional<std::string>>> GetItems(
-      const std::vector<std::string>& keys) const;
+  // GetItem for many keys in one round: one view of the store for all of them. Keys may repeat.
+  // Out[i] answers keys[i].
+  virtual Result<std::vector<std::optional<std::string>>> GetItems(
+      const std::vector<std::string>& keys) const = 0;
 
   // Items with keys in [lower, upper), in key order (or reverse order). With `start_after`, the
   // iteration begins just past that key in the iteration direction (DynamoDB's
@@ -195,59 +188,53 @@ class Store {
   std::unique_ptr<ItemIterator> ScanFamily(Family family, std::string lower, std::string upper,
                                            bool reverse, const std::string* start_after) const;
 
-  Result<std::vector<model::TableDescriptor>> LoadTables() const;
-  // Allocates a table id never used before in this data dir (persisted at once).
-  Result<uint32_t> AllocateTableId();
+  virtual Result<std::vector<model::TableDescriptor>> LoadTables() const = 0;
+  // Allocates a table id never used before in this store (persisted at once).
+  virtual Result<uint32_t> AllocateTableId() = 0;
   Result<TableStats> GetStats(uint32_t table_id) const;
   // Entry count and size of one secondary index (stats key: table id . index id, 4 bytes BE each).
   Result<TableStats> GetIndexStats(uint32_t table_id, uint32_t index_id) const;
-  CompactionState Compactions() const;
+  virtual CompactionState Compactions() const = 0;
   // The next sequence number of a search-queue entry (storage/search_queue.h): larger than
-  // every entry the family held at Open and every number handed out since. Unique per data
-  // dir; not the commit order (two writers may commit their entries in either order).
+  // every entry the family held at Open and every number handed out since. Unique per store;
+  // not the commit order (two writers may commit their entries in either order).
   uint64_t NextSearchQueueSeq() const { return search_queue_seq_.fetch_add(1) + 1; }
   // The largest sequence number handed out so far (or found at Open).
   uint64_t LastSearchQueueSeq() const { return search_queue_seq_.load(); }
-  // RocksDB's estimate of the bytes the items in [lower, upper) take, memtables included (cheap:
-  // no item is read).
-  uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const;
+  // An estimate of the bytes the items in [lower, upper) take (cheap: no item is read).
+  virtual uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const = 0;
+
+  // --- For backends (storage/backend.h): every key space, Store's own included. ---
+  enum class Space : uint8_t {
+    kMeta, kCatalog, kItems, kStats, kExpiry,
+    kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences,
+  };
+  static constexpr size_t kSpaceCount = 12;
+  static Space SpaceOf(Family family);
+
+ protected:
+  Store() = default;
+  // A new, empty sink for one WriteBatch.
+  virtual std::unique_ptr<BatchSink> NewSink() const = 0;
+  // Commits the sink's writes at once, or none.
+  virtual Status Commit(BatchSink& sink) = 0;
+  virtual Result<std::optional<std::string>> GetIn(Space space, std::string_view key) const = 0;
+  virtual std::unique_ptr<ItemIterator> ScanIn(Space space, std::string lower, std::string upper,
+                                               bool reverse,
+                                               const std::string* start_after) const = 0;
+  // The stats under `key` (a table id, or table id . index id): the sum of every addition made
+  // to it (BatchSink::AddStats); zero when there is none.
+  virtual Result<TableStats> ReadStats(std::string_view key) const = 0;
+  // The largest search-queue sequence number stored (seeds NextSearchQueueSeq at Open).
+  void SeedSearchQueueSeq(uint64_t largest) { search_queue_seq_.store(largest); }
 
  private:
   friend class WriteBatch;
-  Store() = default;
-  Status Convert(const void* rocksdb_status, const char* what) const;
-  rocksdb::ColumnFamilyHandle* HandleOf(Family family) const;
-  Result<std::optional<std::string>> Get(rocksdb::ColumnFamilyHandle* family,
-                                         std::string_view key) const;
-  std::unique_ptr<ItemIterator> Scan(rocksdb::ColumnFamilyHandle* family, std::string lower,
-                                     std::string upper, bool reverse,
-                                     const std::string* start_after) const;
-
-  bool TryResume();
-  void SeedSearchQueueSeq();
   // Lowers earliest_committed_expiry_ to `due_ms` if it is earlier.
   void AnnounceExpiry(int64_t due_ms);
 
-  StoreOptions options_;
-  std::atomic<int64_t> last_resume_ms_{0};      // steady clock, for TryResume's rate limit
-  std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
   std::atomic<int64_t> earliest_committed_expiry_{INT64_MAX};
   mutable std::atomic<uint64_t> search_queue_seq_{0};  // handed out by a const batch.store()
-  std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
-  std::unique_ptr<rocksdb::DB> db_;
-  rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
-  rocksdb::ColumnFamilyHandle* items_ = nullptr;
-  rocksdb::ColumnFamilyHandle* stats_ = nullptr;
-  rocksdb::ColumnFamilyHandle* expiry_ = nullptr;
-  rocksdb::ColumnFamilyHandle* indexes_ = nullptr;
-  rocksdb::ColumnFamilyHandle* streams_ = nullptr;
-  rocksdb::ColumnFamilyHandle* rows_ = nullptr;
-  rocksdb::ColumnFamilyHandle* purge_ = nullptr;
-  rocksdb::ColumnFamilyHandle* pitr_ = nullptr;
-  rocksdb::ColumnFamilyHandle* search_ = nullptr;
-  rocksdb::ColumnFamilyHandle* sequences_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 
 }  // namespace ttlstore::storage

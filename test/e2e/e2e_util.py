@@ -44,6 +44,27 @@ def unique_name(prefix: str = "t") -> str:
 # --------------------------------------------------------------------------------------------
 
 
+# TTLSTORE_E2E_PG (a libpq key=value connection string; scripts/test.sh sets it for the suites it
+# runs on PostgreSQL): every server runs on the PostgreSQL backend, its data in a schema named
+# after its data dir, so a restart on the same data dir finds its data as with RocksDB.
+E2E_PG = os.environ.get("TTLSTORE_E2E_PG", "")
+
+
+def pg_schema_of(data_dir: Path) -> str:
+    import hashlib
+    return "e2e_" + hashlib.sha1(str(Path(data_dir).resolve()).encode()).hexdigest()[:16]
+
+
+def pg_storage_args(data_dir: Path) -> list:
+    if not E2E_PG:
+        return []
+    schema = pg_schema_of(data_dir)
+    subprocess.run(["psql", E2E_PG, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                    f"CREATE SCHEMA IF NOT EXISTS {schema}"],
+                   check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    return ["--storage", f"{E2E_PG} options='-csearch_path={schema}'"]
+
+
 class ServerProcess:
     """One `ttlstore serve` child process on 127.0.0.1 with a port picked by the kernel."""
 
@@ -60,7 +81,8 @@ class ServerProcess:
 
     def start(self, timeout: float = STARTUP_TIMEOUT) -> "ServerProcess":
         args = [TTLSTORE_BIN, "serve", "--host", "127.0.0.1", "--port", "0",
-                "--data-dir", str(self.data_dir), *self.extra_args]
+                "--data-dir", str(self.data_dir), *pg_storage_args(self.data_dir),
+                *self.extra_args]
         self._log = open(self.log_path, "ab")
         start_offset = self._log.tell()
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
@@ -269,7 +291,8 @@ def cli_env(home: Path) -> dict:
 
 def check_data_dir(data_dir) -> str:
     """Runs `ttlstore check` on a stopped server's data dir; fails the test unless it is whole."""
-    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir)],
+    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir),
+                           *pg_storage_args(data_dir)],
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
     assert proc.stdout.startswith("ok:"), proc.stdout

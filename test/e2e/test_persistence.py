@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from e2e_util import create_table, make_client, normalize_sets
+from e2e_util import E2E_PG, create_table, make_client, normalize_sets
 
 ALL_TYPES_ITEM = {
     "pk": {"S": "all-types"},
@@ -158,6 +158,9 @@ def test_sigterm_with_half_sent_request_exits_promptly(start_server, tmp_path):
         assert time.monotonic() - started < 5
 
 
+# RocksDB's LOCK file keeps a second process off a data dir. A PostgreSQL database has no such
+# lock, and one process per database is all issue 33 supports (docs/storage.md).
+@pytest.mark.skipif(bool(E2E_PG), reason="the data dir lock is RocksDB's (docs/storage.md)")
 def test_second_server_on_a_locked_data_dir_fails_to_start(start_server, tmp_path):
     data = tmp_path / "locked"
     start_server(data)

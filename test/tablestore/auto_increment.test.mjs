@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 
 import {
   ACCESS_KEY, Long, SECRET, Server, TTLSTORE_BIN, TableStore, condition, decodeOtsError, expectOtsError, norm, pkOf,
-  signedPost, uniqueName, values,
+  pgStorageArgs, signedPost, uniqueName, values,
 } from './helpers.mjs';
 import { check, killServer } from './crash_helpers.mjs';
 import { decode, encode, sdkSendsIsAtomic } from './sdk_wire.mjs';
@@ -468,11 +468,11 @@ describe('tablestore AUTO_INCREMENT values survive restarts, kill -9 and backups
     // The row holding the last value is gone before the backup: only the record remembers it.
     await client.deleteRow({ tableName: t, condition: condition('IGNORE'), primaryKey: seqKey('p', vs[4]) });
     const file = path.join(server.root, 'ai.ttlbak');
-    let r = spawnSync(TTLSTORE_BIN, ['backup', '--data-dir', server.dataDir, '-t', t, '-o', file], { encoding: 'utf8' });
+    let r = spawnSync(TTLSTORE_BIN, ['backup', '--data-dir', server.dataDir, ...pgStorageArgs(server.dataDir), '-t', t, '-o', file], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     await server.stop();
     const t2 = `${t}_restored`;
-    r = spawnSync(TTLSTORE_BIN, ['restore', '--data-dir', server.dataDir, '--from', file, '-t', t2], { encoding: 'utf8' });
+    r = spawnSync(TTLSTORE_BIN, ['restore', '--data-dir', server.dataDir, ...pgStorageArgs(server.dataDir), '--from', file, '-t', t2], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     check(server.dataDir);
     client = await respawnWithRealClock(server);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
-import { TTLSTORE_BIN } from './helpers.mjs';
+import { TTLSTORE_BIN, pgStorageArgs } from './helpers.mjs';
 
 // mulberry32: numbers in [0, 1) from a 32-bit seed.
 export function rng(seed) {
@@ -29,7 +29,8 @@ export async function killServer(server) {
 
 // `ttlstore check --data-dir`: asserts it passed and returns its summary line.
 export function check(dataDir) {
-  const r = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', dataDir], { encoding: 'utf8' });
+  const r = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', dataDir, ...pgStorageArgs(dataDir)],
+    { encoding: 'utf8' });
   assert.equal(r.status, 0, `ttlstore check failed:\n${r.stdout}${r.stderr}`);
   assert.match(r.stdout, /^ok:/);
   return r.stdout.trim();

@@ -5,7 +5,7 @@
 // SDK clients (npm `tablestore` 5.6.5, no retries), raw signed HTTP calls, and small assertion
 // helpers for the shapes the SDK returns.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -22,6 +22,21 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const TTLSTORE_BIN = process.env.TTLSTORE_BIN
   ? path.resolve(process.env.TTLSTORE_BIN)
   : path.resolve(HERE, '../../build/ttlstore');
+
+// TTLSTORE_E2E_PG (a libpq key=value connection string; scripts/test.sh sets it for the suites it
+// runs on PostgreSQL): every server runs on the PostgreSQL backend, its data in a schema named
+// after its data dir, so a restart on the same data dir finds its data as with RocksDB.
+export const E2E_PG = process.env.TTLSTORE_E2E_PG || '';
+
+export function pgStorageArgs(dataDir) {
+  if (!E2E_PG) return [];
+  const schema = 'e2e_' + crypto.createHash('sha1').update(path.resolve(dataDir)).digest('hex')
+    .slice(0, 16);
+  const r = spawnSync('psql', [E2E_PG, '-q', '-v', 'ON_ERROR_STOP=1', '-c',
+    `CREATE SCHEMA IF NOT EXISTS ${schema}`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+  return ['--storage', `${E2E_PG} options='-csearch_path=${schema}'`];
+}
 
 export const ACCESS_KEY = 'testKey';
 export const SECRET = 'testSecret';
@@ -114,7 +129,8 @@ export class Server {
     if (!fs.existsSync(TTLSTORE_BIN)) {
       throw new Error(`ttlstore binary not found at ${TTLSTORE_BIN}; build it or set TTLSTORE_BIN`);
     }
-    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir];
+    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir,
+      ...pgStorageArgs(this.dataDir)];
     if (this.credentials) args.push('--credentials', this.credentials);
     args.push(...this.extraArgs);
     const logFd = fs.openSync(this.logPath, 'a');

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 
 import {
   Long, Server, TTLSTORE_BIN, condition, createTable, expectOtsError, num, putVersions, uniqueName,
-  updateOptions, waitFor,
+  pgStorageArgs, updateOptions, waitFor,
 } from './helpers.mjs';
 
 import {
@@ -439,7 +439,7 @@ describe('tablestore streams', () => {
     await exited;
     stop = true;
     await Promise.all(writers);
-    const check = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', server.dataDir], { encoding: 'utf8' });
+    const check = spawnSync(TTLSTORE_BIN, ['check', '--data-dir', server.dataDir, ...pgStorageArgs(server.dataDir)], { encoding: 'utf8' });
     assert.equal(check.status, 0, `ttlstore check:\n${check.stdout}${check.stderr}`);
     server.port = null;
     await server._spawn();

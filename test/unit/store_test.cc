@@ -2,41 +2,82 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <set>
 #include <vector>
 
+#include "common/coding.h"
+#include "storage/expiry_key.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
+#include "storage/pg_connection.h"
 
 namespace ttlstore::storage {
 namespace {
 
-class StoreTest : public ::testing::Test {
+// The storage interface's conformance suite: every test runs on every backend. RocksDB always;
+// PostgreSQL when TTLSTORE_TEST_PG holds a libpq key=value connection string (scripts/test.sh
+// starts a server and sets it), each test in a schema of its own.
+class StoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ttlstore_store_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) {
+      if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    if (GetParam() == "postgresql") {
+      const char* pg = std::getenv("TTLSTORE_TEST_PG");
+      if (pg == nullptr || *pg == 0) {
+        GTEST_SKIP() << "TTLSTORE_TEST_PG is not set: no PostgreSQL to test against";
+      }
+      std::string schema = "st_" + std::to_string(::getpid()) + "_" +
+                           std::to_string(std::hash<std::string>()(name));
+      PgError error;
+      auto admin = PgConnection::Connect(pg, &error);
+      ASSERT_TRUE(admin) << error.message;
+      ASSERT_TRUE(admin->Exec({"DROP SCHEMA IF EXISTS " + schema + " CASCADE", {}}, nullptr,
+                              &error)) << error.message;
+      ASSERT_TRUE(admin->Exec({"CREATE SCHEMA " + schema, {}}, nullptr, &error)) << error.message;
+      conninfo_ = std::string(pg) + " options='-csearch_path=" + schema + "'";
+      schema_ = schema;
+    } else {
+      dir_ = std::filesystem::temp_directory_path() /
+             ("ttlstore_store_test_" + std::to_string(::getpid()) + "_" + name);
+      std::filesystem::remove_all(dir_);
+    }
     Reopen();
   }
   void TearDown() override {
     store_.reset();
-    std::filesystem::remove_all(dir_);
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+    if (!schema_.empty()) {
+      PgError error;
+      if (auto admin = PgConnection::Connect(std::getenv("TTLSTORE_TEST_PG"), &error)) {
+        admin->Exec({"DROP SCHEMA IF EXISTS " + schema_ + " CASCADE", {}}, nullptr, &error);
+      }
+    }
   }
   void Reopen() {
     store_.reset();
     StoreOptions options;
     options.path = dir_.string();
+    options.storage = conninfo_;
     auto s = Store::Open(options);
     ASSERT_TRUE(s.ok()) << s.error().message();
     store_ = std::move(*s);
   }
 
   std::filesystem::path dir_;
+  std::string conninfo_, schema_;
   std::unique_ptr<Store> store_;
 };
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("rocksdb", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 model::TableDescriptor Table(uint32_t id, const char* name) {
   model::TableDescriptor t;
@@ -46,7 +87,7 @@ model::TableDescriptor Table(uint32_t id, const char* name) {
   return t;
 }
 
-TEST_F(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
+TEST_P(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
   std::string key = ItemKey(1, model::AttributeValue::String("a"), nullptr);
   WriteBatch batch(*store_);
   batch.PutItem(key, "value");
@@ -70,7 +111,7 @@ TEST_F(StoreTest, ItemsAndStatsCommitTogetherAndSurviveReopen) {
 // of a wider range, above all one resuming after a key (a Scan page), must still see every
 // file: here each partition's items are spread over several files, each file holding only
 // some partitions.
-TEST_F(StoreTest, GetItemsAnswersEachKeyInItsPlaceFromMemtableAndFiles) {
+TEST_P(StoreTest, GetItemsAnswersEachKeyInItsPlaceFromMemtableAndFiles) {
   // Keys out of order, repeated, missing, and split between an SST file and the memtable.
   auto key = [](const char* pk) { return ItemKey(1, model::AttributeValue::String(pk), nullptr); };
   WriteBatch flushed(*store_);
@@ -102,7 +143,7 @@ TEST_F(StoreTest, GetItemsAnswersEachKeyInItsPlaceFromMemtableAndFiles) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(StoreTest, PrefixFiltersSkipNothingAReadNeeds) {
+TEST_P(StoreTest, PrefixFiltersSkipNothingAReadNeeds) {
   auto key = [](int p, int s) {
     auto sk = model::AttributeValue::Num(std::to_string(s));
     return ItemKey(1, model::AttributeValue::String("p" + std::to_string(p)), &sk);
@@ -155,7 +196,7 @@ TEST_F(StoreTest, PrefixFiltersSkipNothingAReadNeeds) {
   EXPECT_TRUE(read(none, PrefixSuccessor(none), false, nullptr).empty());
 }
 
-TEST_F(StoreTest, DropTableRemovesOnlyThatTablesItems) {
+TEST_P(StoreTest, DropTableRemovesOnlyThatTablesItems) {
   model::TableDescriptor a = Table(1, "a"), b = Table(2, "b");
   WriteBatch batch(*store_);
   batch.PutTable(a);
@@ -179,7 +220,7 @@ TEST_F(StoreTest, DropTableRemovesOnlyThatTablesItems) {
   EXPECT_EQ((*tables)[0].name, "b");
 }
 
-TEST_F(StoreTest, TableIdsAreNeverReused) {
+TEST_P(StoreTest, TableIdsAreNeverReused) {
   auto first = store_->AllocateTableId();
   auto second = store_->AllocateTableId();
   ASSERT_TRUE(first.ok() && second.ok());
@@ -190,7 +231,7 @@ TEST_F(StoreTest, TableIdsAreNeverReused) {
   EXPECT_GT(*third, *second);
 }
 
-TEST_F(StoreTest, CatalogKeepsEveryDescriptorField) {
+TEST_P(StoreTest, CatalogKeepsEveryDescriptorField) {
   model::TableDescriptor t = Table(9, "full");
   t.uuid = "u-1";
   t.key.range = model::KeyElement{"sk", model::ValueType::kN};
@@ -238,6 +279,209 @@ TEST_F(StoreTest, CatalogKeepsEveryDescriptorField) {
   EXPECT_EQ(got.indexes[0].projection, model::ProjectionType::kInclude);
   EXPECT_EQ(got.indexes[0].non_key_attributes, (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(got.indexes[0].read_capacity, 3);
+}
+
+
+// Scans of every length (one statement, many pages), forward and backward, resuming after a key
+// that exists or not, bounded on both sides.
+TEST_P(StoreTest, ScansReturnTheRangeInOrderFromAnyStart) {
+  auto key = [](int i) {
+    std::string k = "k";
+    PutFixed32BE(&k, static_cast<uint32_t>(i * 2));
+    return k;
+  };
+  const int n = 1500;
+  WriteBatch batch(*store_);
+  for (int i = 0; i < n; ++i) batch.Put(Family::kStreams, key(i), "v" + std::to_string(i));
+  batch.Put(Family::kStreams, "j", "before");
+  batch.Put(Family::kStreams, "l", "after");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto read = [&](const std::string& lower, const std::string& upper, bool reverse,
+                  const std::string* after) {
+    std::vector<std::string> got;
+    auto it = store_->ScanFamily(Family::kStreams, lower, upper, reverse, after);
+    for (; it->Valid(); it->Next()) got.emplace_back(it->key());
+    EXPECT_TRUE(it->status().ok());
+    return got;
+  };
+  auto all = read("k", "l", false, nullptr);
+  ASSERT_EQ(all.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(all[i], key(i)) << i;
+  auto back = read("k", "l", true, nullptr);
+  ASSERT_EQ(back.size(), static_cast<size_t>(n));
+  EXPECT_EQ(back.front(), key(n - 1));
+  EXPECT_EQ(back.back(), key(0));
+  for (int start : {0, 1, 100, 777, 1499}) {
+    std::string at = key(start);
+    auto fwd = read("k", "l", false, &at);
+    ASSERT_EQ(fwd.size(), static_cast<size_t>(n - start - 1)) << start;
+    if (!fwd.empty()) {
+      EXPECT_EQ(fwd.front(), key(start + 1));
+    }
+    auto rev = read("k", "l", true, &at);
+    ASSERT_EQ(rev.size(), static_cast<size_t>(start)) << start;
+    if (!rev.empty()) {
+      EXPECT_EQ(rev.front(), key(start - 1));
+    }
+    std::string between = at + "x";  // no such key: resumes at the next one
+    auto fwd2 = read("k", "l", false, &between);
+    ASSERT_EQ(fwd2.size(), static_cast<size_t>(n - start - 1)) << start;
+  }
+  auto part = read(key(10), key(20), false, nullptr);
+  EXPECT_EQ(part.size(), 10u);
+  EXPECT_TRUE(read("l", "k", false, nullptr).empty());
+  EXPECT_TRUE(read("k", "k", false, nullptr).empty());
+}
+
+// A scan reads the store as it was when the scan began, even across many pages while writers
+// add and remove keys in the range.
+TEST_P(StoreTest, AScanSeesOneViewWhileOthersWrite) {
+  const int n = 2000;
+  auto key = [](int i) {
+    std::string k = "s";
+    PutFixed32BE(&k, static_cast<uint32_t>(i));
+    return k;
+  };
+  WriteBatch batch(*store_);
+  for (int i = 0; i < n; i += 2) batch.Put(Family::kPitr, key(i), "old");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto it = store_->ScanFamily(Family::kPitr, "s", "t", false, nullptr);
+  ASSERT_TRUE(it->Valid());
+  WriteBatch change(*store_);
+  for (int i = 0; i < n; ++i) {
+    if (i % 2) {
+      change.Put(Family::kPitr, key(i), "new");
+    } else {
+      change.Delete(Family::kPitr, key(i));
+    }
+  }
+  ASSERT_TRUE(store_->Write(change).ok());
+  int seen = 0;
+  for (; it->Valid(); it->Next()) {
+    EXPECT_EQ(it->value(), "old");
+    ++seen;
+  }
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(seen, n / 2);
+  int after = 0;
+  for (auto again = store_->ScanFamily(Family::kPitr, "s", "t", false, nullptr); again->Valid();
+       again->Next()) {
+    EXPECT_EQ(again->value(), "new");
+    ++after;
+  }
+  EXPECT_EQ(after, n / 2);
+}
+
+// Writes in one batch take effect in the order they were added (a put then a delete of the same
+// key leaves nothing); a range delete removes exactly [begin, end).
+TEST_P(StoreTest, BatchWritesApplyInOrderAndRangeDeletesAreHalfOpen) {
+  WriteBatch batch(*store_);
+  batch.Put(Family::kRows, "a", "1");
+  batch.Delete(Family::kRows, "a");
+  batch.Put(Family::kRows, "b", "1");
+  batch.Put(Family::kRows, "b", "2");
+  for (const char* k : {"c", "d", "e", "f"}) batch.Put(Family::kRows, k, k);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  WriteBatch range(*store_);
+  range.DeleteRange(Family::kRows, "d", "f");
+  ASSERT_TRUE(store_->Write(range).ok());
+  EXPECT_FALSE(store_->Get(Family::kRows, "a")->has_value());
+  EXPECT_EQ(store_->Get(Family::kRows, "b")->value_or(""), "2");
+  EXPECT_TRUE(store_->Get(Family::kRows, "c")->has_value());
+  EXPECT_FALSE(store_->Get(Family::kRows, "d")->has_value());
+  EXPECT_FALSE(store_->Get(Family::kRows, "e")->has_value());
+  EXPECT_TRUE(store_->Get(Family::kRows, "f")->has_value());
+  // The families are separate key spaces.
+  EXPECT_FALSE(store_->Get(Family::kPurge, "c")->has_value());
+  // Keys and values are bytes: zeros and 0xff included.
+  std::string odd("\0\xff\0", 3), value("\xff\0", 2);
+  WriteBatch bytes(*store_);
+  bytes.Put(Family::kSequences, odd, value);
+  ASSERT_TRUE(store_->Write(bytes).ok());
+  EXPECT_EQ(store_->Get(Family::kSequences, odd)->value_or(""), value);
+}
+
+// Stats added by many writers at once sum exactly; the expiry index and its committed-entry
+// announcement work the same on every backend.
+TEST_P(StoreTest, ConcurrentStatsAdditionsSumAndExpiryIsAnnounced) {
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        WriteBatch batch(*store_);
+        batch.AddStats(7, 1, t + 1);
+        batch.AddIndexStats(7, 2, 1, 1);
+        ASSERT_TRUE(store_->Write(batch).ok());
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(store_->GetStats(7)->item_count, 200);
+  EXPECT_EQ(store_->GetStats(7)->size_bytes, 50 * (1 + 2 + 3 + 4));
+  EXPECT_EQ(store_->GetIndexStats(7, 2)->item_count, 200);
+  WriteBatch drop(*store_);
+  drop.DeleteIndexStats(7, 2);
+  ASSERT_TRUE(store_->Write(drop).ok());
+  EXPECT_EQ(store_->GetIndexStats(7, 2)->item_count, 0);
+  EXPECT_EQ(store_->GetStats(7)->item_count, 200);
+
+  store_->TakeEarliestCommittedExpiry();
+  WriteBatch expiry(*store_);
+  expiry.PutExpiry(5000, "item-b");
+  expiry.PutExpiry(4000, "item-a");
+  ASSERT_TRUE(store_->Write(expiry).ok());
+  EXPECT_EQ(store_->TakeEarliestCommittedExpiry(), 4000);
+  EXPECT_EQ(store_->TakeEarliestCommittedExpiry(), INT64_MAX);
+  EXPECT_TRUE(*store_->HasExpiry(4000, "item-a"));
+  EXPECT_FALSE(*store_->HasExpiry(4000, "item-b"));
+  std::vector<std::string> due;
+  for (auto it = store_->ScanExpiry(4500); it->Valid(); it->Next()) due.emplace_back(it->key());
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0], ExpiryKey(4000, "item-a"));
+}
+
+
+// Keys as long as an item key can be (over 3 KB), many sharing their first kilobytes, read back
+// by point reads and scanned in key order among the short ones.
+TEST_P(StoreTest, LongKeysSharingLongPrefixesKeepTheirOrder) {
+  std::string common(1500, 'x');
+  std::vector<std::string> keys = {"k", common, common + "a", common + std::string(1700, 'b'),
+                                   common + std::string(1700, 'b') + "c", common + "b",
+                                   std::string(1024, 'x'), std::string(1023, 'x') + "y", "xz"};
+  WriteBatch batch(*store_);
+  for (const auto& k : keys) batch.Put(Family::kIndexes, k, std::to_string(k.size()));
+  ASSERT_TRUE(store_->Write(batch).ok());
+  std::vector<std::string> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  for (bool reverse : {false, true}) {
+    std::vector<std::string> got;
+    for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", reverse, nullptr); it->Valid();
+         it->Next()) {
+      got.emplace_back(it->key());
+      EXPECT_EQ(it->value(), std::to_string(it->key().size()));
+    }
+    std::vector<std::string> want = sorted;
+    if (reverse) std::reverse(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+  }
+  // Resuming after a long key, and a range between two long keys.
+  std::vector<std::string> after;
+  for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", false, &sorted[3]); it->Valid();
+       it->Next()) {
+    after.emplace_back(it->key());
+  }
+  EXPECT_EQ(after, std::vector<std::string>(sorted.begin() + 4, sorted.end()));
+  WriteBatch range(*store_);
+  range.DeleteRange(Family::kIndexes, common + "a", common + "bb");
+  ASSERT_TRUE(store_->Write(range).ok());
+  EXPECT_FALSE(store_->Get(Family::kIndexes, common + "a")->has_value());
+  EXPECT_FALSE(store_->Get(Family::kIndexes, common + "b")->has_value());
+  EXPECT_TRUE(store_->Get(Family::kIndexes, common + std::string(1700, 'b'))->has_value());
+  EXPECT_TRUE(store_->Get(Family::kIndexes, common)->has_value());
+  WriteBatch del(*store_);
+  del.Delete(Family::kIndexes, common + std::string(1700, 'b') + "c");
+  ASSERT_TRUE(store_->Write(del).ok());
+  EXPECT_FALSE(store_->Get(Family::kIndexes, common + std::string(1700, 'b') + "c")->has_value());
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL 15 (Debian's postgresql-15) for the tests of the PostgreSQL
+# backend: a new cluster in a temporary folder, listening on 127.0.0.1 only, on a free port,
+# trusting local connections (it holds test data only and never leaves loopback).
+#   eval "$(bash scripts/pg-server.sh start)"   # sets TTLSTORE_TEST_PG, TTLSTORE_PG_DIR, _PID
+#   bash scripts/pg-server.sh stop "$TTLSTORE_PG_DIR"
+#   bash scripts/pg-server.sh halt|resume "$TTLSTORE_PG_DIR"   # outage tests: stop, start again
+# initdb refuses to run as root: as root the cluster is owned and run by the `postgres` user
+# that the Debian package creates.
+set -euo pipefail
+bin=/usr/lib/postgresql/15/bin
+[ -x "$bin/initdb" ] || { echo "postgresql-15 is not installed (scripts/install-deps.sh)" >&2; exit 1; }
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+case "${1:-}" in
+  start)
+    dir=$(mktemp -d /tmp/ttlstore-pg.XXXXXX)
+    chmod 755 "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+    as_owner "$bin/initdb" -D "$dir/data" -A trust -U ttlstore -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+      { cat "$dir/initdb.log" >&2; exit 1; }
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    # Enough connections for several servers' pools at once; fsync off: test data only.
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$dir/options"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U ttlstore ttlstore
+    echo "export TTLSTORE_TEST_PG='host=127.0.0.1 port=$port user=ttlstore dbname=ttlstore'"
+    echo "export TTLSTORE_PG_DIR='$dir'"
+    ;;
+  halt)
+    as_owner "$bin/pg_ctl" -D "${2:?}/data" -m fast -w stop >/dev/null
+    ;;
+  resume)
+    dir=${2:?}
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    ;;
+  stop)
+    dir=${2:?usage: pg-server.sh stop DIR}
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$dir"
+    ;;
+  *)
+    echo "usage: pg-server.sh start | stop DIR | halt DIR | resume DIR" >&2
+    exit 2
+    ;;
+esac

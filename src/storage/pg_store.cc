@@ -1,0 +1,437 @@
+// The PostgreSQL backend (storage/pg_store.h).
+#include "storage/pg_store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+
+#include "common/coding.h"
+#include "storage/backend.h"
+#include "storage/catalog_codec.h"
+#include "storage/key_codec.h"
+#include "storage/pg_schema.h"
+#include "storage/search_queue.h"
+
+namespace ttlstore::storage {
+namespace {
+
+using Space = Store::Space;
+
+// Stats additions go to one of this many rows per key, picked at random, so writers of one
+// table rarely wait on each other's row lock; a read sums them.
+constexpr int kStatsShards = 16;
+// Serialization failures and deadlocks are retried this many times before the caller gets a
+// retryable error.
+constexpr int kMaxAttempts = 8;
+// Rows fetched by a scan's first statement, and per page after it.
+constexpr size_t kFirstPage = 128;
+constexpr size_t kPage = 512;
+// Keys per statement of GetItems.
+constexpr size_t kKeysPerStatement = 256;
+// Connections open at most (PostgreSQL's default max_connections is 100).
+constexpr size_t kMaxConnections = 48;
+
+std::string Table(Space space) { return PgTableOf(space); }
+
+// A key's indexed columns (pg_schema.cc, Version1): its head, and its digest when it is longer.
+std::string Head(std::string_view key) { return std::string(key.substr(0, kPgKeyHeadBytes)); }
+std::string Digest(std::string_view key) {
+  if (key.size() <= kPgKeyHeadBytes) return std::string();
+  unsigned char md[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), md);
+  return std::string(reinterpret_cast<const char*>(md), sizeof md);
+}
+
+int RandomShard() {
+  thread_local std::minstd_rand rng(std::random_device{}());
+  return static_cast<int>(rng() % kStatsShards);
+}
+
+class PgSink final : public BatchSink {
+ public:
+  void Put(Space space, std::string_view key, std::string_view value) override {
+    if (space == Space::kStats) {
+      // A stats value set outright: replaces every shard of the key with one row.
+      Delete(space, key);
+      uint64_t items = 0, bytes = 0;
+      std::string_view v = value;
+      if (!GetFixed64BE(&v, &items) || !GetFixed64BE(&v, &bytes)) return;
+      AddStats(key, static_cast<int64_t>(items), static_cast<int64_t>(bytes));
+      return;
+    }
+    statements_.push_back({"INSERT INTO " + Table(space) +
+                               " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
+                               "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
+                           {Head(key), Digest(key), std::string(key), std::string(value)}});
+  }
+  void Delete(Space space, std::string_view key) override {
+    if (space == Space::kStats) {
+      statements_.push_back(
+          {"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}});
+      return;
+    }
+    statements_.push_back({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
+                           {Head(key), Digest(key)}});
+  }
+  void DeleteRange(Space space, std::string_view begin, std::string_view end) override {
+    if (space == Space::kStats) {
+      statements_.push_back({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
+                             {std::string(begin), std::string(end)}});
+      return;
+    }
+    // Every key in range has a head in [head(begin), head(end)]: the index bounds the scan.
+    statements_.push_back({"DELETE FROM " + Table(space) +
+                               " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND "
+                               "k < $4::bytea",
+                           {Head(begin), Head(end), std::string(begin), std::string(end)}});
+  }
+  void AddStats(std::string_view key, int64_t items, int64_t bytes) override {
+    statements_.push_back(
+        {"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
+         "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
+         "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
+         {std::string(key), PgInt32(RandomShard()), PgInt64(items), PgInt64(bytes)}});
+  }
+  const std::vector<PgStatement>& statements() const { return statements_; }
+
+ private:
+  std::vector<PgStatement> statements_;
+};
+
+// A scan: the first rows in one statement (a scan that fits is one round trip and one view of
+// the data); a longer scan starts over inside a REPEATABLE READ transaction, whose snapshot every
+// page then reads, so the whole scan sees one consistent view as the interface promises. The
+// connection is held until the range is exhausted or the iterator is destroyed.
+class PgIterator final : public ItemIterator {
+ public:
+  PgIterator(const PgStore& store, Space space, std::string lower, std::string upper,
+             bool reverse, const std::string* start_after)
+      : store_(store), table_(Table(space)), lower_(std::move(lower)), upper_(std::move(upper)),
+        reverse_(reverse) {
+    if (start_after) after_ = *start_after;
+    has_after_ = start_after != nullptr;
+    Start();
+  }
+  ~PgIterator() override { Finish(); }
+
+  bool Valid() const override { return status_.ok() && pos_ < rows_.size(); }
+  void Next() override {
+    ++pos_;
+    if (pos_ >= rows_.size() && !exhausted_) FetchPage(kPage);
+  }
+  std::string_view key() const override { return *rows_[pos_][0]; }
+  std::string_view value() const override { return *rows_[pos_][1]; }
+  Status status() const override { return status_; }
+
+ private:
+  // Keys in [lower, upper) past after_, by (h, k), which is key order: the heads bound the
+  // index range, k decides the rest.
+  PgStatement PageQuery(size_t limit) const {
+    PgStatement s;
+    s.sql = "SELECT k, v FROM " + table_ +
+            " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea";
+    s.params = {Head(lower_), Head(upper_), lower_, upper_};
+    if (has_after_) {
+      s.sql += reverse_ ? " AND h <= $5::bytea AND k < $6::bytea"
+                        : " AND h >= $5::bytea AND k > $6::bytea";
+      s.params.push_back(Head(after_));
+      s.params.push_back(after_);
+    }
+    s.sql += reverse_ ? " ORDER BY h DESC, k DESC" : " ORDER BY h, k";
+    s.sql += " LIMIT " + std::to_string(limit);
+    return s;
+  }
+
+  void Start() {
+    if (lower_ >= upper_) {
+      exhausted_ = true;
+      return;
+    }
+    PgError error;
+    auto lease = store_.pool().Acquire(&error);
+    if (!lease) {
+      status_ = PgStoreError(error, "scan failed");
+      return;
+    }
+    PgRows rows;
+    if (!(*lease)->Exec(PageQuery(kFirstPage + 1), &rows, &error)) {
+      status_ = PgStoreError(error, "scan failed");
+      return;
+    }
+    if (rows.rows.size() <= kFirstPage) {
+      Take(std::move(rows), kFirstPage + 1);
+      return;
+    }
+    // Longer than one page: read it again, and the rest, from one snapshot.
+    lease_.emplace(std::move(*lease));
+    std::vector<PgRows> results;
+    if (!(*lease_)->Run({{"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", {}}, PageQuery(kPage)},
+                        nullptr, &results, &error)) {
+      status_ = PgStoreError(error, "scan failed");
+      Finish();
+      return;
+    }
+    Take(std::move(results[1]), kPage);
+  }
+
+  void FetchPage(size_t limit) {
+    if (!lease_) {
+      exhausted_ = true;
+      return;
+    }
+    PgError error;
+    PgRows rows;
+    if (!(*lease_)->Exec(PageQuery(limit), &rows, &error)) {
+      status_ = PgStoreError(error, "scan failed");
+      Finish();
+      return;
+    }
+    Take(std::move(rows), limit);
+  }
+
+  void Take(PgRows rows, size_t limit) {
+    rows_ = std::move(rows.rows);
+    pos_ = 0;
+    for (const auto& r : rows_) {
+      if (!r[0] || !r[1]) {
+        status_ = Error::Internal("scan of " + table_ + " returned a null key or value");
+        rows_.clear();
+        break;
+      }
+    }
+    if (rows_.size() < limit) {
+      exhausted_ = true;
+      Finish();
+    } else {
+      after_ = *rows_.back()[0];
+      has_after_ = true;
+    }
+  }
+
+  void Finish() {
+    if (!lease_) return;
+    PgError error;
+    (*lease_)->Exec({"COMMIT", {}}, nullptr, &error);
+    lease_.reset();
+  }
+
+  const PgStore& store_;
+  const std::string table_;
+  const std::string lower_, upper_;
+  const bool reverse_;
+  std::string after_;
+  bool has_after_ = false;
+  std::optional<PgPool::Lease> lease_;  // while a multi-page scan's transaction is open
+  std::vector<std::vector<std::optional<std::string>>> rows_;
+  size_t pos_ = 0;
+  bool exhausted_ = false;
+  Status status_ = Status::Ok();
+};
+
+}  // namespace
+
+Error PgStoreError(const PgError& error, const std::string& what) {
+  switch (error.kind) {
+    case PgFailure::kUnavailable:
+    case PgFailure::kRetry:
+      return Error(ErrorCode::kStorageUnavailable, "the database is unavailable (" + what + "): " +
+                                                       error.message);
+    case PgFailure::kFailed:
+      break;
+  }
+  return Error::Internal(what + ": " + (error.sqlstate.empty() ? "" : error.sqlstate + " ") +
+                         error.message);
+}
+
+Result<std::unique_ptr<Store>> PgStore::Open(const StoreOptions& options) {
+  std::unique_ptr<PgStore> store(new PgStore());
+  store->pool_ = std::make_unique<PgPool>(options.storage, kMaxConnections);
+  PgError error;
+  {
+    auto lease = store->pool_->Acquire(&error);
+    if (!lease) return Error(ErrorCode::kStorageUnavailable, "cannot reach the database: " + error.message);
+    if (!options.read_only) RETURN_IF_ERROR(MigratePgSchema(**lease));
+  }
+  ASSIGN_OR_RETURN(seq, store->LargestSearchQueueSeq());
+  store->SeedSearchQueueSeq(seq);
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+PgStore::~PgStore() = default;
+
+Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& statements,
+                                         const char* begin) const {
+  PgError error;
+  for (int attempt = 1;; ++attempt) {
+    auto lease = pool_->Acquire(&error);
+    if (!lease) return PgStoreError(error, "no connection");
+    std::vector<PgRows> results;
+    if ((*lease)->Run(statements, begin, &results, &error)) return results;
+    if (error.kind != PgFailure::kRetry || attempt >= kMaxAttempts) break;
+    // Rolled back whole: back off a little (randomized, growing) and run it again.
+    thread_local std::minstd_rand rng(std::random_device{}());
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (200u << attempt)));
+  }
+  return PgStoreError(error, "statement failed");
+}
+
+std::unique_ptr<BatchSink> PgStore::NewSink() const { return std::make_unique<PgSink>(); }
+
+Status PgStore::Commit(BatchSink& sink) {
+  const auto& statements = static_cast<PgSink&>(sink).statements();
+  if (statements.empty()) return Status::Ok();
+  auto done = Run(statements, "BEGIN");
+  if (!done) {
+    spdlog::warn("event=storage_write_failed message=\"{}\"", done.error().message());
+    return done.error();
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<std::string>> PgStore::GetIn(Space space, std::string_view key) const {
+  ASSIGN_OR_RETURN(results, Run({{"SELECT v FROM " + Table(space) +
+                                      " WHERE h = $1::bytea AND d = $2::bytea",
+                                  {Head(key), Digest(key)}}},
+                                nullptr));
+  if (results[0].rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(results[0].rows[0][0].value_or(""));
+}
+
+Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
+    const std::vector<std::string>& keys) const {
+  std::vector<std::optional<std::string>> out(keys.size());
+  if (keys.empty()) return out;
+  std::unordered_map<std::string_view, std::vector<size_t>> where;
+  std::vector<PgStatement> statements;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto& slots = where[keys[i]];
+    slots.push_back(i);
+    if (slots.size() > 1) continue;  // asked already
+    if (statements.empty() || statements.back().params.size() == 2 * kKeysPerStatement) {
+      statements.push_back({"", {}});
+    }
+    statements.back().params.push_back(Head(keys[i]));
+    statements.back().params.push_back(Digest(keys[i]));
+  }
+  for (auto& s : statements) {
+    s.sql = "SELECT k, v FROM ttlstore_items WHERE (h, d) IN (";
+    for (size_t p = 1; p <= s.params.size(); p += 2) {
+      s.sql += (p > 1 ? ", ($" : "($") + std::to_string(p) + "::bytea, $" + std::to_string(p + 1) +
+               "::bytea)";
+    }
+    s.sql += ")";
+  }
+  // Several statements read one snapshot, as one MultiGet does.
+  ASSIGN_OR_RETURN(results, Run(statements, statements.size() > 1
+                                                ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+                                                : nullptr));
+  for (const auto& rows : results) {
+    for (const auto& row : rows.rows) {
+      auto it = where.find(row[0].value_or(""));
+      if (it == where.end()) continue;
+      for (size_t i : it->second) out[i] = row[1].value_or("");
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<ItemIterator> PgStore::ScanIn(Space space, std::string lower, std::string upper,
+                                             bool reverse, const std::string* start_after) const {
+  return std::make_unique<PgIterator>(*this, space, std::move(lower), std::move(upper), reverse,
+                                      start_after);
+}
+
+Result<std::vector<model::TableDescriptor>> PgStore::LoadTables() const {
+  std::vector<model::TableDescriptor> tables;
+  auto it = ScanIn(Space::kCatalog, std::string(), std::string(1, '\xff') + std::string(8, '\xff'),
+                   false, nullptr);
+  for (; it->Valid(); it->Next()) {
+    auto t = DecodeTableDescriptor(it->value());
+    if (!t) return Error::Internal("corrupt catalog entry for table " + std::string(it->key()));
+    tables.push_back(std::move(*t));
+  }
+  RETURN_IF_ERROR(it->status());
+  return tables;
+}
+
+Result<uint32_t> PgStore::AllocateTableId() {
+  // One statement: the row lock orders concurrent callers, in this process or another.
+  ASSIGN_OR_RETURN(results,
+                   Run({{"INSERT INTO ttlstore_counters (name, value) VALUES ('next_table_id', 2) "
+                         "ON CONFLICT (name) DO UPDATE SET value = ttlstore_counters.value + 1 "
+                         "RETURNING value - 1",
+                         {}}},
+                       nullptr));
+  int64_t id = 0;
+  if (results[0].rows.empty() || !PgDecodeInt64(results[0].rows[0][0].value_or(""), &id) ||
+      id <= 0 || id > UINT32_MAX) {
+    return Error::Internal("corrupt next_table_id counter");
+  }
+  return static_cast<uint32_t>(id);
+}
+
+Result<TableStats> PgStore::ReadStats(std::string_view key) const {
+  ASSIGN_OR_RETURN(results, Run({{"SELECT COALESCE(SUM(items), 0)::bigint, COALESCE(SUM(bytes), "
+                                  "0)::bigint FROM ttlstore_stats WHERE k = $1::bytea",
+                                  {std::string(key)}}},
+                                nullptr));
+  TableStats stats;
+  const auto& row = results[0].rows.at(0);
+  if (!PgDecodeInt64(row[0].value_or(""), &stats.item_count) ||
+      !PgDecodeInt64(row[1].value_or(""), &stats.size_bytes)) {
+    return Error::Internal("corrupt stats");
+  }
+  return stats;
+}
+
+uint64_t PgStore::ApproximateItemBytes(std::string_view lower, std::string_view upper) const {
+  auto results = Run({{"SELECT COALESCE(SUM(octet_length(k) + octet_length(v)), 0)::bigint FROM "
+                       "ttlstore_items WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea "
+                       "AND k < $4::bytea",
+                       {Head(lower), Head(upper), std::string(lower), std::string(upper)}}},
+                     nullptr);
+  int64_t bytes = 0;
+  if (!results || results->at(0).rows.empty() ||
+      !PgDecodeInt64(results->at(0).rows[0][0].value_or(""), &bytes)) {
+    return 0;
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
+Result<uint64_t> PgStore::LargestSearchQueueSeq() const {
+  // The last entry of each table's queue (keys: table id . sequence number): one read for the
+  // table's last entry, one for the next table's first, so the cost follows the number of
+  // tables, not of entries (as RocksStore's).
+  uint64_t largest = 0;
+  std::string from;
+  for (;;) {
+    ASSIGN_OR_RETURN(first, Run({{"SELECT k FROM ttlstore_search WHERE h >= $1::bytea ORDER BY "
+                                  "h, k LIMIT 1",
+                                  {from}}},
+                                nullptr));
+    if (first[0].rows.empty() || !first[0].rows[0][0]) break;
+    const std::string& key = *first[0].rows[0][0];
+    if (key.size() < 4) break;
+    std::string next = PrefixSuccessor(key.substr(0, 4));
+    ASSIGN_OR_RETURN(last, Run({{"SELECT k FROM ttlstore_search WHERE h < $1::bytea ORDER BY h "
+                                 "DESC, k DESC LIMIT 1",
+                                 {next}}},
+                               nullptr));
+    uint32_t table_id;
+    uint64_t seq;
+    if (!last[0].rows.empty() && last[0].rows[0][0] &&
+        DecodeSearchQueueKey(*last[0].rows[0][0], &table_id, &seq)) {
+      largest = std::max(largest, seq);
+    }
+    if (next.empty()) break;
+    from = next;
+  }
+  return largest;
+}
+
+}  // namespace ttlstore::storage
