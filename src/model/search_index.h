@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "model/vector_metric.h"
+
 namespace ttlstore::model {
 
-// Numbered as the protocol's FieldType (persisted). Nested, GeoPoint and Vector are refused.
+// Numbered as the protocol's FieldType (persisted). Nested and GeoPoint are refused.
 enum class SearchFieldType : uint8_t {
   kLong = 1,
   kDouble = 2,
@@ -19,6 +21,7 @@ enum class SearchFieldType : uint8_t {
   kKeyword = 4,
   kText = 5,
   kDate = 8,
+  kVector = 9,  // float32 vectors for KnnVectorQuery (issue 32; search/vector_graphs.h)
 };
 
 struct SearchField {
@@ -32,6 +35,10 @@ struct SearchField {
                                    // "max_word", "fuzzy"
   std::string analyzer_parameter;  // the serialized analyzer parameter message, as given
   std::vector<std::string> date_formats;  // Date only
+  // Vector only (VectorOptions): the dimension (1..4096) and the metric; the data type is
+  // always float32, the only one the service has.
+  uint32_t vector_dimension = 0;
+  VectorMetric vector_metric = VectorMetric::kEuclidean;
 
   friend bool operator==(const SearchField&, const SearchField&) = default;
 };

@@ -5,6 +5,7 @@
 
 #include "search/analyzer.h"
 #include "search/terms.h"
+#include "search/vector_value.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
 
@@ -124,6 +125,7 @@ std::optional<CellValue> Convert(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kText:
       if (v.type == CellType::kString) return v;
       return std::nullopt;
+    case SearchFieldType::kVector: return std::nullopt;  // not scalar values: vector_value.h
   }
   return std::nullopt;
 }
@@ -182,6 +184,7 @@ std::string SortValue(const model::SearchField& f, const CellValue& v) {
     case SearchFieldType::kBoolean: s += v.boolean ? "1" : "0"; break;
     case SearchFieldType::kKeyword:
     case SearchFieldType::kText: s += v.bytes; break;
+    case SearchFieldType::kVector: break;  // never sorted
   }
   return s;
 }
@@ -222,6 +225,15 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
       if (!v) continue;
       cell = &v->value;
     }
+    if (f.type == SearchFieldType::kVector) {
+      // The vector's float32 bytes in the field's slot (search/vector_graphs.h reads them).
+      auto vec = ParseVectorCell(*cell, f.vector_dimension);
+      if (!vec) continue;
+      doc.add_boolean_term(ExistsTerm(i));
+      doc.add_value(kSlotFieldBase + i,
+                    std::string(reinterpret_cast<const char*>(vec->data()), vec->size() * 4));
+      continue;
+    }
     std::vector<CellValue> values = FieldValues(f, *cell);
     if (values.empty()) continue;
     doc.add_boolean_term(ExistsTerm(i));
@@ -240,6 +252,7 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
         }
         case SearchFieldType::kBoolean: doc.add_boolean_term(ValueTerm(i, v.boolean ? "t" : "f")); break;
         case SearchFieldType::kKeyword: doc.add_boolean_term(ValueTerm(i, v.bytes)); break;
+        case SearchFieldType::kVector: break;  // handled above
         case SearchFieldType::kText: {
           uint32_t used = 0;  // positions the value's words take
           for (const auto& w : AnalyzeText(f, v.bytes, index.analysis, AnalyzeFor::kDocument)) {

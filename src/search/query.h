@@ -26,6 +26,8 @@ struct Query {
     kBool,         // must / must_not / filter / should
     kMatch,        // Text: the analyzed words of `text`, OR (min should match) or AND
     kMatchPhrase,  // Text: the analyzed words of `text`, adjacent and in order
+    kKnnVector,    // Vector: the top_k rows nearest to `vector` among those matching
+                   // `knn_filter` (issue 32; search/knn.h), scored by similarity
   };
   Kind kind = Kind::kMatchAll;
   std::string field;
@@ -37,6 +39,14 @@ struct Query {
   std::optional<int32_t> minimum_should_match;    // kMatch (OR) and kBool (should)
   std::vector<Query> must, must_not, filter, should;  // kBool
   float weight = 1.0f;                            // scoring only
+  // kKnnVector: how many rows (at least the Search's limit, as the service widens it), the
+  // query vector, an optional filter (0 or 1 query), the smallest score kept, and the
+  // candidates looked at (0: the engine's default).
+  int32_t top_k = 0;
+  std::vector<float> vector;
+  std::vector<Query> knn_filter;
+  float min_score = 0;
+  int32_t num_candidates = 0;
 };
 
 struct SortKey {

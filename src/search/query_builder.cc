@@ -23,6 +23,7 @@ std::string TypeName(SearchFieldType t) {
     case SearchFieldType::kKeyword: return "KEYWORD";
     case SearchFieldType::kText: return "TEXT";
     case SearchFieldType::kDate: return "DATE";
+    case SearchFieldType::kVector: return "VECTOR";
   }
   return "UNKNOWN";
 }
@@ -39,6 +40,7 @@ std::string KindName(Query::Kind k) {
     case Query::Kind::kBool: return "BoolQuery";
     case Query::Kind::kMatch: return "MatchQuery";
     case Query::Kind::kMatchPhrase: return "MatchPhraseQuery";
+    case Query::Kind::kKnnVector: return "KnnVectorQuery";
   }
   return "Query";
 }
@@ -81,6 +83,43 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
   if (q.kind == Query::Kind::kExists) return Status::Ok();
   if (!f->index) return FieldError("field:" + q.field + " is not indexed, can not be queried");
   std::string type = TypeName(f->type);
+  if (q.kind == Query::Kind::kKnnVector) {
+    if (f->type != SearchFieldType::kVector) {
+      return FieldError("KnnVectorQuery is only supported on VECTOR fields, field:" + q.field +
+                        " type:" + type);
+    }
+    if (q.top_k < 1 || q.top_k > kMaxKnnTopK) {
+      return FieldError("KnnVectorQuery: top_k must be in [1, " + std::to_string(kMaxKnnTopK) +
+                        "], but was " + std::to_string(q.top_k));
+    }
+    if (q.vector.size() != f->vector_dimension) {
+      return FieldError("KnnVectorQuery: the dimension of float32_query_vector is " +
+                        std::to_string(q.vector.size()) + ", but the dimension of field:" +
+                        q.field + " is " + std::to_string(f->vector_dimension));
+    }
+    for (float v : q.vector) {
+      if (!std::isfinite(v)) {
+        return FieldError("KnnVectorQuery: float32_query_vector must hold finite numbers");
+      }
+    }
+    if (!(q.min_score >= 0)) return FieldError("KnnVectorQuery: min_score must be >= 0");
+    if (q.num_candidates != 0 && (q.num_candidates < q.top_k || q.num_candidates > kMaxKnnTopK)) {
+      return FieldError("KnnVectorQuery: num_candidates must be in [top_k, " +
+                        std::to_string(kMaxKnnTopK) + "], but was " +
+                        std::to_string(q.num_candidates));
+    }
+    for (const auto& sub : q.knn_filter) {
+      if (sub.kind == Query::Kind::kKnnVector) {
+        return FieldError("KnnVectorQuery: the filter can't hold a KnnVectorQuery");
+      }
+      if (auto s = Check(index, sub, depth + 1, nodes); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  if (f->type == SearchFieldType::kVector) {
+    return FieldError(KindName(q.kind) + " is not supported on field:" + q.field + " type:" + type +
+                      ", use KnnVectorQuery");
+  }
   switch (q.kind) {
     case Query::Kind::kTerm:
     case Query::Kind::kTerms: {
@@ -198,14 +237,14 @@ Xapian::Query Or(const std::vector<std::string>& terms) {
 }
 
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                            const Query& q);
+                            const Query& q, const KnnRunner* knn);
 
 Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                const Query& q) {
+                                const Query& q, const KnnRunner* knn) {
   auto all = [&](const std::vector<Query>& list) -> Result<std::vector<Xapian::Query>> {
     std::vector<Xapian::Query> out;
     for (const auto& sub : list) {
-      auto r = Build(index, db, sub);
+      auto r = Build(index, db, sub, knn);
       if (!r.ok()) return r.error();
       out.push_back(std::move(*r));
     }
@@ -365,10 +404,24 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
   }
 }
 
+// A KnnVectorQuery: its filter built, then the runner's hits.
+Result<Xapian::Query> BuildKnn(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                               const Query& q, const KnnRunner* knn) {
+  if (!knn) return Error::Validation("KnnVectorQuery is not supported in ParallelScan (only in Search).");
+  Xapian::Query filter = Xapian::Query::MatchAll;
+  if (!q.knn_filter.empty()) {
+    auto f = Build(index, db, q.knn_filter[0], knn);
+    if (!f.ok()) return f.error();
+    filter = std::move(*f);
+  }
+  return (*knn)(q, filter);
+}
+
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                            const Query& q) {
+                            const Query& q, const KnnRunner* knn) {
   Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(Xapian::Query::MatchAll)
-                            : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q)
+                            : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q, knn)
+                            : q.kind == Query::Kind::kKnnVector ? BuildKnn(index, db, q, knn)
                                                              : BuildLeaf(index, db, q);
   if (!r.ok()) return r;
   if (q.weight != 1.0f && q.weight > 0 && std::isfinite(q.weight)) {
@@ -415,6 +468,7 @@ std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kText:
       if (v.type == CellType::kString) return v;
       return std::nullopt;
+    case SearchFieldType::kVector: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -470,8 +524,8 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
 }
 
 Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                 const Query& q) {
-  return Build(index, db, q);
+                                 const Query& q, const KnnRunner* knn) {
+  return Build(index, db, q, knn);
 }
 
 std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi) {

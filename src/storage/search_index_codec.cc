@@ -26,6 +26,9 @@ enum SearchFieldTag : uint64_t {
   kSfAnalyzer = 4,
   kSfAnalyzerParameter = 5,
   kSfDateFormat = 6,    // repeated
+  // Vector fields (issue 32), numbered apart from the tags other field types may add.
+  kSfVectorDimension = 32,  // varint
+  kSfVectorMetric = 33,     // varint model::VectorMetric
 };
 
 enum SortKeyTag : uint64_t {
@@ -55,6 +58,14 @@ bool DecodeField(std::string_view in, model::SearchField* f) {
       case kSfAnalyzer: f->analyzer.assign(p); break;
       case kSfAnalyzerParameter: f->analyzer_parameter.assign(p); break;
       case kSfDateFormat: f->date_formats.emplace_back(p); break;
+      case kSfVectorDimension:
+        if (!GetVarintPayload(p, &v) || v > model::kMaxVectorDimensions) return false;
+        f->vector_dimension = uint32_t(v);
+        break;
+      case kSfVectorMetric:
+        if (!GetVarintPayload(p, &v) || v > 2) return false;
+        f->vector_metric = static_cast<model::VectorMetric>(v);
+        break;
       default: break;
     }
   }
@@ -96,6 +107,10 @@ std::string EncodeSearchIndex(const model::SearchIndexMeta& index) {
     if (!f.analyzer.empty()) PutField(&p, kSfAnalyzer, f.analyzer);
     if (!f.analyzer_parameter.empty()) PutField(&p, kSfAnalyzerParameter, f.analyzer_parameter);
     for (const auto& d : f.date_formats) PutField(&p, kSfDateFormat, d);
+    if (f.type == model::SearchFieldType::kVector) {
+      PutVarintField(&p, kSfVectorDimension, f.vector_dimension);
+      PutVarintField(&p, kSfVectorMetric, static_cast<uint64_t>(f.vector_metric));
+    }
     PutField(&out, kSiField, p);
   }
   for (const auto& k : index.index_sort) {

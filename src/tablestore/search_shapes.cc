@@ -28,6 +28,7 @@ constexpr WireField kFieldSchema[] = {
     {8, true, &kFieldSchemaShape, CountRule::kNone},
     {12, true, nullptr, CountRule::kNone},
     {13, true, nullptr, CountRule::kNone},
+    {15, false, &kLeaf, CountRule::kNone},
 };
 constexpr WireShape kFieldSchemaShape{kFieldSchema};
 constexpr WireField kIndexSetting[] = {{2, true, nullptr, CountRule::kNone}};
@@ -83,6 +84,8 @@ constexpr WireField kBool[] = {
 constexpr WireShape kBoolShape{kBool};
 constexpr WireField kConstScore[] = {{1, false, &kQueryShape, CountRule::kNone}};
 constexpr WireShape kConstScoreShape{kConstScore};
+constexpr WireField kKnnVector[] = {{5, false, &kQueryShape, CountRule::kNone}};
+constexpr WireShape kKnnVectorShape{kKnnVector};
 
 }  // namespace
 
@@ -106,5 +109,6 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::BoolQuery&) { return kBoolShape; }
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&) { return kConstScoreShape; }
 const WireShape& WireShapeOf(const spb::ExistsQuery&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::KnnVectorQuery&) { return kKnnVectorShape; }
 
 }  // namespace ttlstore::tablestore

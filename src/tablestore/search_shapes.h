@@ -33,5 +33,6 @@ const WireShape& WireShapeOf(const spb::WildcardQuery&);
 const WireShape& WireShapeOf(const spb::BoolQuery&);
 const WireShape& WireShapeOf(const spb::ConstScoreQuery&);
 const WireShape& WireShapeOf(const spb::ExistsQuery&);
+const WireShape& WireShapeOf(const spb::KnnVectorQuery&);
 
 }  // namespace ttlstore::tablestore

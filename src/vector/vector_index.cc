@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -183,7 +184,14 @@ std::vector<Neighbor> VectorIndex::Search(const float* q_in, size_t k, const Lab
   using Item = std::pair<float, Internal>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> candidates;
   std::priority_queue<Item> results;
-  hnswlib::VisitedList* visited = g.visited_list_pool_->getFreeVisitedList();
+  // The filter may throw (it reads the caller's database): the visited list goes back to its
+  // pool whatever happens.
+  struct Visited {
+    hnswlib::VisitedListPool* pool;
+    hnswlib::VisitedList* list;
+    ~Visited() { pool->releaseVisitedList(list); }
+  } guard{g.visited_list_pool_, g.visited_list_pool_->getFreeVisitedList()};
+  hnswlib::VisitedList* visited = guard.list;
   hnswlib::vl_type* mark = visited->mass;
   hnswlib::vl_type tag = visited->curV;
   candidates.emplace(cur_d, cur);
@@ -210,7 +218,6 @@ std::vector<Neighbor> VectorIndex::Search(const float* q_in, size_t k, const Lab
       }
     }
   }
-  g.visited_list_pool_->releaseVisitedList(visited);
   while (results.size() > k) results.pop();
   out.resize(results.size());
   for (size_t i = out.size(); i-- > 0;) {
@@ -256,6 +263,15 @@ bool VectorIndex::Distance(const float* q_in, uint64_t label, float* out) const 
   if (id < 0) return false;
   *out = impl_->Dist(q, Internal(id));
   return true;
+}
+
+bool VectorIndex::Matches(uint64_t label, const float* v_in) const {
+  std::vector<float> buf;
+  const float* v = Prepared(v_in, &buf);
+  std::shared_lock lock(impl_->mu);
+  int64_t id = impl_->Live(label);
+  if (id < 0) return false;
+  return std::memcmp(v, impl_->graph->getDataByInternalId(Internal(id)), dim_ * sizeof(float)) == 0;
 }
 
 void VectorIndex::ForEach(const std::function<void(uint64_t, const float*)>& fn) const {

@@ -77,8 +77,10 @@ class VectorIndex {
   // The exact k nearest among `labels` (labels without a vector are skipped), nearest first.
   std::vector<Neighbor> Exact(const float* q, size_t k, const std::vector<uint64_t>& labels,
                               size_t* examined = nullptr) const;
-  // The distance of `q` to the label's vector, or nullopt-like false when it has none.
+  // The distance of `q` to the label's vector; false when the label has none.
   bool Distance(const float* q, uint64_t label, float* out) const;
+  // Whether the label's stored vector is exactly `v` as Upsert would store it.
+  bool Matches(uint64_t label, const float* v) const;
 
   // Each live (label, vector), in no particular order, under the read lock.
   void ForEach(const std::function<void(uint64_t, const float*)>& fn) const;

@@ -78,9 +78,9 @@ describe('tablestore search index rules (T11, T12)', () => {
     attributeColumns: [{ k }], ...extra,
   });
 
-  it('refuses Nested, GeoPoint and Vector fields, and bad schemas', async () => {
+  it('refuses Nested and GeoPoint fields, and bad schemas', async () => {
     const t = await table({ timeToLive: -1, maxVersions: 1 });
-    for (const [type, name] of [[FT.NESTED, 'NESTED'], [FT.GEO_POINT, 'GEO_POINT'], [FT.VECTOR, 'VECTOR']]) {
+    for (const [type, name] of [[FT.NESTED, 'NESTED'], [FT.GEO_POINT, 'GEO_POINT']]) {
       await expectOtsError(index(t, 'ix', { fields: [{ fieldName: 'g', fieldType: type }] }), ...BAD,
         `Field type ${name} of 'g' is not supported by ttlstore`);
     }
