@@ -13,6 +13,8 @@ packages=(
   libpq-dev postgresql-15 postgresql-client-15
   # the search indexes' engine (src/search)
   libxapian-dev
+  # the vector indexes' engine (src/vector: hnswlib, header-only)
+  libhnswlib-dev
   # the Tablestore front end's protobuf messages
   protobuf-compiler libprotobuf-dev
   # the libFuzzer targets (fuzz/), built with clang under ASan and UBSan

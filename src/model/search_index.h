@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "model/vector_metric.h"
+
 namespace ttlstore::model {
 
-// Numbered as the protocol's FieldType (persisted). Vector is refused.
+// Numbered as the protocol's FieldType (persisted).
 enum class SearchFieldType : uint8_t {
   kLong = 1,
   kDouble = 2,
@@ -21,6 +23,7 @@ enum class SearchFieldType : uint8_t {
   kNested = 6,    // a JSON array of objects, each a sub-document of `sub_fields`
   kGeoPoint = 7,  // "latitude,longitude" (search/geo.h)
   kDate = 8,
+  kVector = 9,  // float32 vectors for KnnVectorQuery (search/vector_value.h, search/knn.h)
 };
 
 struct SearchField {
@@ -39,6 +42,10 @@ struct SearchField {
   // name them by path ("n.nk").
   std::vector<SearchField> sub_fields;
   bool enable_highlighting = false;  // Text only: Search may ask for highlighted fragments
+  // Vector only (VectorOptions): the dimension (1..4096) and the metric; the data type is
+  // always float32, the only one the service has.
+  uint32_t vector_dimension = 0;
+  VectorMetric vector_metric = VectorMetric::kEuclidean;
 
   friend bool operator==(const SearchField&, const SearchField&) = default;
 };

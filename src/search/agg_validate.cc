@@ -24,6 +24,9 @@ std::string TypeName(T t) {
     case T::kKeyword: return "keyword";
     case T::kText: return "text";
     case T::kDate: return "date";
+    case T::kGeoPoint: return "geo_point";
+    case T::kNested: return "nested";
+    case T::kVector: return "vector";
   }
   return "unknown";
 }

@@ -7,6 +7,7 @@
 #include "search/geo_field.h"
 #include "search/nested_field.h"
 #include "search/terms.h"
+#include "search/vector_value.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
 
@@ -129,6 +130,7 @@ std::optional<CellValue> Convert(SearchFieldType t, const CellValue& v) {
     case SearchFieldType::kGeoPoint:
     case SearchFieldType::kNested:
       return std::nullopt;  // not scalars (geo_field.h, nested_field.h)
+    case SearchFieldType::kVector: return std::nullopt;  // not scalar values: vector_value.h
   }
   return std::nullopt;
 }
@@ -189,6 +191,7 @@ std::string SortValue(const model::SearchField& f, const CellValue& v) {
     case SearchFieldType::kText: s += v.bytes; break;
     case SearchFieldType::kGeoPoint:
     case SearchFieldType::kNested: break;  // no scalar sort value
+    case SearchFieldType::kVector: break;  // never sorted
   }
   return s;
 }
@@ -217,7 +220,8 @@ void AddValueTerms(Xapian::Document* doc, const model::SearchField& f, std::stri
       break;
     }
     case SearchFieldType::kGeoPoint:
-    case SearchFieldType::kNested: break;  // their own builders (geo_field.h, nested_field.h)
+    case SearchFieldType::kNested:
+    case SearchFieldType::kVector: break;  // their own builders (geo_field.h, nested_field.h, above)
   }
 }
 
@@ -263,6 +267,15 @@ std::optional<Xapian::Document> BuildDocument(const model::SearchIndexMeta& inde
     }
     if (f.type == SearchFieldType::kNested) {
       AddNestedField(&doc, f, i, *cell, index.analysis, &pos);
+      continue;
+    }
+    if (f.type == SearchFieldType::kVector) {
+      // The vector's float32 bytes in the field's slot (search/knn.h reads them).
+      auto vec = ParseVectorCell(*cell, f.vector_dimension);
+      if (!vec) continue;
+      doc.add_boolean_term(ExistsTerm(i));
+      doc.add_value(kSlotFieldBase + i,
+                    std::string(reinterpret_cast<const char*>(vec->data()), vec->size() * 4));
       continue;
     }
     std::vector<CellValue> values = FieldValues(f, *cell);

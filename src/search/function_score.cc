@@ -27,6 +27,9 @@ std::string TypeName(SearchFieldType t) {
     case SearchFieldType::kKeyword: return "KEYWORD";
     case SearchFieldType::kText: return "TEXT";
     case SearchFieldType::kDate: return "DATE";
+    case SearchFieldType::kGeoPoint: return "GEO_POINT";
+    case SearchFieldType::kNested: return "NESTED";
+    case SearchFieldType::kVector: return "VECTOR";
   }
   return "UNKNOWN";
 }

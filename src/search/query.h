@@ -51,6 +51,8 @@ struct Query {
     // FunctionScoreQuery / FunctionsScoreQuery: the rows of `must[0]`, scored anew by
     // `functions` and `function_score` (search/function_score.h).
     kFunctionScore,
+    kKnnVector,    // Vector: the top_k rows nearest to `vector` among those matching
+                   // `knn_filter` (issue 32; search/knn.h), scored by similarity
   };
   // NestedQuery.score_mode, numbered as the protocol's ScoreMode.
   enum class ScoreMode : uint8_t { kNone = 1, kAvg = 2, kMax = 3, kTotal = 4, kMin = 5 };
@@ -80,6 +82,14 @@ struct Query {
     std::optional<double> min_score;  // rows scoring less are not matches
     std::optional<double> max_score;  // caps the functions' combined value
   } function_score;                               // kFunctionScore
+  // kKnnVector: how many rows (at least the Search's limit, as the service widens it), the
+  // query vector, an optional filter (0 or 1 query), the smallest score kept, and the
+  // candidates looked at (0: the engine's default).
+  int32_t top_k = 0;
+  std::vector<float> vector;
+  std::vector<Query> knn_filter;
+  float min_score = 0;
+  int32_t num_candidates = 0;
 };
 
 // One function of a FunctionsScoreQuery (the protocol's Function): its value for a row, times

@@ -32,6 +32,7 @@ std::string TypeName(SearchFieldType t) {
     case SearchFieldType::kDate: return "DATE";
     case SearchFieldType::kGeoPoint: return "GEO_POINT";
     case SearchFieldType::kNested: return "NESTED";
+    case SearchFieldType::kVector: return "VECTOR";
   }
   return "UNKNOWN";
 }
@@ -53,6 +54,7 @@ std::string KindName(Query::Kind k) {
     case Query::Kind::kGeoPolygon: return "GeoPolygonQuery";
     case Query::Kind::kNested: return "NestedQuery";
     case Query::Kind::kFunctionScore: return "FunctionsScoreQuery";
+    case Query::Kind::kKnnVector: return "KnnVectorQuery";
   }
   return "Query";
 }
@@ -115,6 +117,48 @@ Status Check(const model::SearchIndexMeta& index, const Query& q, int depth, siz
   if (q.kind == Query::Kind::kExists) return Status::Ok();
   if (!f->index) return FieldError("field:" + q.field + " is not indexed, can not be queried");
   std::string type = TypeName(f->type);
+  if (q.kind == Query::Kind::kKnnVector) {
+    // Served at the top of the query (alone, in a Bool or in a function score's query), never
+    // inside a NestedQuery: a Vector field is never a sub-field (search_index_handlers.cc).
+    if (!scope.path.empty() || !ref->scope.empty()) {
+      return FieldError("KnnVectorQuery is not supported inside a NestedQuery");
+    }
+    if (f->type != SearchFieldType::kVector) {
+      return FieldError("KnnVectorQuery is only supported on VECTOR fields, field:" + q.field +
+                        " type:" + type);
+    }
+    if (q.top_k < 1 || q.top_k > kMaxKnnTopK) {
+      return FieldError("KnnVectorQuery: top_k must be in [1, " + std::to_string(kMaxKnnTopK) +
+                        "], but was " + std::to_string(q.top_k));
+    }
+    if (q.vector.size() != f->vector_dimension) {
+      return FieldError("KnnVectorQuery: the dimension of float32_query_vector is " +
+                        std::to_string(q.vector.size()) + ", but the dimension of field:" +
+                        q.field + " is " + std::to_string(f->vector_dimension));
+    }
+    for (float v : q.vector) {
+      if (!std::isfinite(v)) {
+        return FieldError("KnnVectorQuery: float32_query_vector must hold finite numbers");
+      }
+    }
+    if (!(q.min_score >= 0)) return FieldError("KnnVectorQuery: min_score must be >= 0");
+    if (q.num_candidates != 0 && (q.num_candidates < q.top_k || q.num_candidates > kMaxKnnTopK)) {
+      return FieldError("KnnVectorQuery: num_candidates must be in [top_k, " +
+                        std::to_string(kMaxKnnTopK) + "], but was " +
+                        std::to_string(q.num_candidates));
+    }
+    for (const auto& sub : q.knn_filter) {
+      if (sub.kind == Query::Kind::kKnnVector) {
+        return FieldError("KnnVectorQuery: the filter can't hold a KnnVectorQuery");
+      }
+      if (auto s = Check(index, sub, depth + 1, nodes, scope); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  if (f->type == SearchFieldType::kVector) {
+    return FieldError(KindName(q.kind) + " is not supported on field:" + q.field + " type:" + type +
+                      ", use KnnVectorQuery");
+  }
   bool geo_kind = q.kind == Query::Kind::kGeoDistance || q.kind == Query::Kind::kGeoBoundingBox ||
                   q.kind == Query::Kind::kGeoPolygon;
   if (geo_kind != (f->type == SearchFieldType::kGeoPoint)) {
@@ -240,7 +284,7 @@ Xapian::Query Or(const std::vector<std::string>& terms) {
 }
 
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                            const Query& q);
+                            const Query& q, const KnnRunner* knn);
 
 // Every document, each scoring 1: MatchAll, and the base of a Bool without scoring clauses
 // (ConstScore, filters only), as Lucene's constant scores (the service's engine) give them.
@@ -250,8 +294,9 @@ Xapian::Query ScoredMatchAll() {
 }
 
 Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index,
-                                             const Xapian::Database& db, const Query& q) {
-  auto inner = Build(index, db, q.must[0]);
+                                             const Xapian::Database& db, const Query& q,
+                                             const KnnRunner* knn) {
+  auto inner = Build(index, db, q.must[0], knn);
   if (!inner.ok()) return inner.error();
   std::vector<Xapian::Query> filters;
   for (const auto& fn : q.functions) {
@@ -259,7 +304,7 @@ Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index
       filters.push_back(Xapian::Query::MatchAll);
       continue;
     }
-    auto f = Build(index, db, fn.filter[0]);
+    auto f = Build(index, db, fn.filter[0], knn);
     if (!f.ok()) return f.error();
     filters.push_back(std::move(*f));
   }
@@ -267,11 +312,11 @@ Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index
 }
 
 Result<Xapian::Query> BuildBool(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                const Query& q) {
+                                const Query& q, const KnnRunner* knn) {
   auto all = [&](const std::vector<Query>& list) -> Result<std::vector<Xapian::Query>> {
     std::vector<Xapian::Query> out;
     for (const auto& sub : list) {
-      auto r = Build(index, db, sub);
+      auto r = Build(index, db, sub, knn);
       if (!r.ok()) return r.error();
       out.push_back(std::move(*r));
     }
@@ -444,13 +489,30 @@ Result<Xapian::Query> BuildLeaf(const model::SearchIndexMeta& index, const Xapia
   return BuildFieldLeaf(index, db, q, *ResolveField(index, q.field), true);
 }
 
+// A KnnVectorQuery: its filter built, then the runner's hits.
+Result<Xapian::Query> BuildKnn(const model::SearchIndexMeta& index, const Xapian::Database& db,
+                               const Query& q, const KnnRunner* knn) {
+  if (!knn) {
+    return Error::Validation("KnnVectorQuery is supported only in the query of a Search (not in "
+                             "ParallelScan or a GroupByFilter's filters).");
+  }
+  Xapian::Query filter = Xapian::Query::MatchAll;
+  if (!q.knn_filter.empty()) {
+    auto f = Build(index, db, q.knn_filter[0], knn);
+    if (!f.ok()) return f.error();
+    filter = std::move(*f);
+  }
+  return (*knn)(q, filter);
+}
+
 Result<Xapian::Query> Build(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                            const Query& q) {
+                            const Query& q, const KnnRunner* knn) {
   Result<Xapian::Query> r = q.kind == Query::Kind::kMatchAll ? Result<Xapian::Query>(ScoredMatchAll())
-                            : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q)
+                            : q.kind == Query::Kind::kBool   ? BuildBool(index, db, q, knn)
                             : q.kind == Query::Kind::kFunctionScore
-                                ? BuildFunctionScoreNode(index, db, q)
-                                : BuildLeaf(index, db, q);
+                                ? BuildFunctionScoreNode(index, db, q, knn)
+                            : q.kind == Query::Kind::kKnnVector ? BuildKnn(index, db, q, knn)
+                                                                : BuildLeaf(index, db, q);
   if (!r.ok()) return r;
   if (q.weight != 1.0f && q.weight > 0 && std::isfinite(q.weight)) {
     return Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, *r, double(q.weight));
@@ -498,6 +560,7 @@ std::optional<CellValue> QueryValueOf(SearchFieldType t, const CellValue& v) {
       return std::nullopt;
     case SearchFieldType::kGeoPoint:
     case SearchFieldType::kNested: return std::nullopt;
+    case SearchFieldType::kVector: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -564,8 +627,8 @@ Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortK
 }
 
 Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                 const Query& q) {
-  return Build(index, db, q);
+                                 const Query& q, const KnnRunner* knn) {
+  return Build(index, db, q, knn);
 }
 
 std::vector<std::string> TrieRangeTerms(size_t field, uint64_t lo, uint64_t hi) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ inline constexpr size_t kMaxPatternBytes = 1024;       // Prefix
 // matching is O(pattern x value), so it also bounds the work per term.
 inline constexpr size_t kMaxWildcardChars = 32;
 inline constexpr size_t kMaxShouldCombinations = 256;  // minimum_should_match expansion
+// KnnVectorQuery's top_k (the service's "Search index limits": at most 1,000 rows).
+inline constexpr int32_t kMaxKnnTopK = 1000;
 
 // Where a query stands: the top level, or inside a NestedQuery of path `path` (whose fields are
 // then the only ones it may name); `inner_hits`: whether a NestedQuery here may ask for
@@ -48,10 +51,15 @@ Status ValidateScopedQuery(const model::SearchIndexMeta& index, const Query& q,
 // The sort keys of a Search against the index's fields.
 Status ValidateSort(const model::SearchIndexMeta& index, const std::vector<SortKey>& sort);
 
+// Runs a KnnVectorQuery met while building (search/knn.h): given the query and the Xapian query
+// of its filter (MatchAll when it has none), the Xapian query of its hits, weighted by score.
+using KnnRunner =
+    std::function<Result<Xapian::Query>(const Query& knn, const Xapian::Query& filter)>;
+
 // REQUIRES: ValidateQuery(index, q) is ok. `db` is read for the expansions (Wildcard, Keyword
-// ranges).
+// ranges). A KnnVectorQuery needs `knn` (null: refused, as in ParallelScan).
 Result<Xapian::Query> BuildQuery(const model::SearchIndexMeta& index, const Xapian::Database& db,
-                                 const Query& q);
+                                 const Query& q, const KnnRunner* knn = nullptr);
 
 // The inclusive trie decomposition of [lo, hi] for field `field` (exposed for tests), or for the
 // field or sub-field of term key `key`.

@@ -16,11 +16,13 @@
 #include "search/document.h"
 #include "search/engine_impl.h"
 #include "search/inner_hits.h"
+#include "search/knn.h"
 #include "search/query_builder.h"
 #include "search/sort_keys.h"
 #include "search/terms.h"
 #include "search/token.h"
 #include "storage/store.h"
+#include "vector/score.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
 
@@ -143,6 +145,32 @@ RowValues RowValuesOf(storage::Store& store, const model::TablestoreSchema& tabl
   };
 }
 
+// Runs the KnnVectorQuerys of a Search on `db` (search/knn.h): the nearest documents among
+// those matching the filter and alive under the TTL, top_k widened to the Search's limit (the
+// service: "If the value of topK is less than the value of limit, the server uses limit"),
+// each scored as the service scores its metric (vector/score.h), min_score applied.
+KnnRunner MakeKnnRunner(const model::SearchIndexMeta& index, const model::TablestoreSchema& table,
+                        const Xapian::Database& db, int64_t now_ms, int32_t limit) {
+  return [&index, &table, &db, now_ms, limit](const Query& q,
+                                              const Xapian::Query& filter) -> Result<Xapian::Query> {
+    size_t fi = FieldIndex(index, q.field);
+    const model::SearchField& f = index.fields[fi];
+    KnnSpec spec;
+    spec.slot = kSlotFieldBase + unsigned(fi);
+    spec.dim = f.vector_dimension;
+    spec.metric = static_cast<vector::Metric>(f.vector_metric);
+    spec.query = q.vector.data();
+    spec.k = size_t(std::max(q.top_k, limit));
+    std::vector<std::pair<Xapian::docid, double>> hits;
+    for (const auto& n : NearestDocuments(db, spec, WithTtl(filter, index, table, now_ms))) {
+      double score = vector::TablestoreScore(spec.metric, n.distance);
+      if (q.min_score > 0 && !(score > q.min_score)) continue;
+      hits.emplace_back(Xapian::docid(n.label), score);
+    }
+    return HitsQuery(std::move(hits));
+  };
+}
+
 }  // namespace
 
 Status SearchEngine::Validate(const model::SearchIndexMeta& index, const Query& q) {
@@ -211,7 +239,8 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     return out;
   }
   RETURN_IF_ERROR(WithReader(*ix, "search", [&](Xapian::Database& db) -> Status {
-    auto built = BuildQuery(index, db, req.query);
+    KnnRunner knn = MakeKnnRunner(index, table, db, req.now_ms, req.limit);
+    auto built = BuildQuery(index, db, req.query, &knn);
     if (!built.ok()) return built.error();
     Xapian::Query q = WithTtl(*built, index, table, req.now_ms);
     SortKeyMaker km;

@@ -28,6 +28,9 @@ enum SearchFieldTag : uint64_t {
   kSfAnalyzerParameter = 5,
   kSfDateFormat = 6,    // repeated
   kSfSubField = 7,      // Nested only: nested SearchFieldTag fields, repeated in schema order
+  // Vector fields (issue 32), numbered apart from the tags other field types may add.
+  kSfVectorDimension = 32,  // varint
+  kSfVectorMetric = 33,     // varint model::VectorMetric
 };
 
 // Sub-fields nest at most model::kMaxNestedDepth levels (the handler's bound); a deeper payload
@@ -65,6 +68,14 @@ bool DecodeField(std::string_view in, model::SearchField* f, int depth = 0) {
       case kSfDateFormat: f->date_formats.emplace_back(p); break;
       case kSfSubField:
         if (!DecodeField(p, &f->sub_fields.emplace_back(), depth + 1)) return false;
+        break;
+      case kSfVectorDimension:
+        if (!GetVarintPayload(p, &v) || v > model::kMaxVectorDimensions) return false;
+        f->vector_dimension = uint32_t(v);
+        break;
+      case kSfVectorMetric:
+        if (!GetVarintPayload(p, &v) || v > 2) return false;
+        f->vector_metric = static_cast<model::VectorMetric>(v);
         break;
       default: break;
     }
@@ -104,6 +115,10 @@ std::string EncodeField(const model::SearchField& f) {
   if (!f.analyzer_parameter.empty()) PutField(&p, kSfAnalyzerParameter, f.analyzer_parameter);
   for (const auto& d : f.date_formats) PutField(&p, kSfDateFormat, d);
   for (const auto& sub : f.sub_fields) PutField(&p, kSfSubField, EncodeField(sub));
+  if (f.type == model::SearchFieldType::kVector) {
+    PutVarintField(&p, kSfVectorDimension, f.vector_dimension);
+    PutVarintField(&p, kSfVectorMetric, static_cast<uint64_t>(f.vector_metric));
+  }
   return p;
 }
 

@@ -20,6 +20,8 @@ namespace pb = ::ttlstore::otssearchpb;
 
 // The service's limit on the fields of one search index (help: "Search index limits").
 constexpr int kMaxSearchFields = 1000;
+// ... and on its Vector fields ("Search index limits": "Vector field | 5").
+constexpr int kMaxVectorFields = 5;
 constexpr std::string_view kAnalyzers[] = {"single_word", "split", "min_word", "max_word",
                                            "fuzzy"};
 
@@ -36,6 +38,46 @@ bool IsColumnOf(const model::TablestoreSchema& t, const std::string& name) {
          std::any_of(t.defined_columns.begin(), t.defined_columns.end(),
                      [&](const auto& c) { return c.name == name; }) ||
          ValidName(name);  // any attribute column may be indexed, predefined or not
+}
+
+// A Vector field's VectorOptions (docs/tablestore.md, "Search: vector fields and KNN"): float32
+// (the only data type; absent means it), a dimension in [1, 4096], a metric. A Vector field is
+// indexed, single-valued, without sort-and-agg. Texts Chosen.
+Status VectorOptionsOf(const pb::FieldSchema& f, model::SearchField* out) {
+  std::string name = "'" + EchoForError(f.field_name()) + "'";
+  if (!f.has_vector_options()) {
+    return Error::Validation("Vector field " + name + " must have vector_options.");
+  }
+  const pb::VectorOptions& o = f.vector_options();
+  if (o.has_data_type() && o.data_type() != pb::VD_FLOAT_32) {
+    return Error::Validation("The data_type of vector field " + name + " must be VD_FLOAT_32.");
+  }
+  if (!o.has_dimension() || o.dimension() < 1 ||
+      uint32_t(o.dimension()) > model::kMaxVectorDimensions) {
+    return Error::Validation("The dimension of vector field " + name + " must be in [1, " +
+                             std::to_string(model::kMaxVectorDimensions) + "], but was " +
+                             (o.has_dimension() ? std::to_string(o.dimension()) : "unset") +
+                             ".");
+  }
+  if (!o.has_metric_type()) {
+    return Error::Validation("The metric_type of vector field " + name + " must be set.");
+  }
+  out->vector_dimension = uint32_t(o.dimension());
+  switch (o.metric_type()) {
+    case pb::VM_EUCLIDEAN: out->vector_metric = model::VectorMetric::kEuclidean; break;
+    case pb::VM_COSINE: out->vector_metric = model::VectorMetric::kCosine; break;
+    case pb::VM_DOT_PRODUCT: out->vector_metric = model::VectorMetric::kDotProduct; break;
+  }
+  if (f.has_index() && !f.index()) {
+    return Error::Validation("Vector field " + name + " must be indexed.");
+  }
+  if (f.has_is_array() && f.is_array()) {
+    return Error::Validation("Vector field " + name + " can't be an array.");
+  }
+  if (f.has_doc_values() && f.doc_values()) {
+    return Error::Validation("Vector field " + name + " can't enable sort and agg.");
+  }
+  return Status::Ok();
 }
 
 Status NestedSubFields(const model::TablestoreSchema& table, const pb::FieldSchema& f, int depth,
@@ -64,10 +106,18 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
     case pb::DATE: out.type = model::SearchFieldType::kDate; break;
     case pb::GEO_POINT: out.type = model::SearchFieldType::kGeoPoint; break;
     case pb::NESTED: out.type = model::SearchFieldType::kNested; break;
+    case pb::VECTOR:
+      // Chosen: a Vector field is a column of the table, never a sub-field of a Nested field
+      // (KnnVectorQuery ranks rows, not sub-documents).
+      if (depth > 0) {
+        return Error::Validation("Vector field '" + EchoForError(f.field_name()) +
+                                 "' can't be a sub-field of a Nested field.");
+      }
+      out.type = model::SearchFieldType::kVector;
+      break;
     default:
       return Error::Validation("Field type " + pb::FieldType_Name(f.field_type()) + " of '" +
-                               EchoForError(f.field_name()) +
-                               "' is not supported by ttlstore (Vector fields are not).");
+                               EchoForError(f.field_name()) + "' is not supported by ttlstore.");
   }
   if (out.type == model::SearchFieldType::kNested) {
     RETURN_IF_ERROR(NestedSubFields(table, f, depth, &out));
@@ -104,6 +154,11 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
   } else if (f.enable_highlighting()) {
     return Error::Validation("Highlighting can only be enabled on Text fields, but field '" +
                              EchoForError(f.field_name()) + "' is not one.");
+  }
+  if (out.type == model::SearchFieldType::kVector) {
+    RETURN_IF_ERROR(VectorOptionsOf(f, &out));
+  } else if (f.has_vector_options()) {
+    return Error::Validation("Only Vector fields have vector_options.");
   }
   if (out.type == model::SearchFieldType::kDate) {
     for (const auto& d : f.date_formats()) out.date_formats.push_back(d);
@@ -201,6 +256,12 @@ void FillField(const model::SearchField& f, pb::FieldSchema* fs) {
     fs->set_enable_highlighting(f.enable_highlighting);
   }
   for (const auto& d : f.date_formats) fs->add_date_formats(d);
+  if (f.type == model::SearchFieldType::kVector) {
+    auto* vo = fs->mutable_vector_options();
+    vo->set_data_type(pb::VD_FLOAT_32);
+    vo->set_dimension(int32_t(f.vector_dimension));
+    vo->set_metric_type(static_cast<pb::VectorMetricType>(f.vector_metric));
+  }
   for (const auto& sub : f.sub_fields) FillField(sub, fs->add_field_schemas());
 }
 
@@ -307,6 +368,12 @@ Result<std::string> CreateSearchIndex(const Services& s, std::string_view body) 
   if (schema.field_schemas_size() > kMaxSearchFields) {
     return Error::Validation("The number of fields of a search index cannot exceed " +
                              std::to_string(kMaxSearchFields) + ".");
+  }
+  int vector_fields = 0;
+  for (const auto& f : schema.field_schemas()) vector_fields += f.field_type() == pb::VECTOR;
+  if (vector_fields > kMaxVectorFields) {
+    return Error::Validation("The number of vector fields of a search index cannot exceed " +
+                             std::to_string(kMaxVectorFields) + ".");
   }
   std::vector<model::SearchSortKey> index_sort;
   if (schema.has_index_sort()) {

@@ -322,6 +322,29 @@ class Decoder {
         return q.type() == pb::FUNCTION_SCORE_QUERY ? DecodeFunctionScoreQuery(body, sub)
                                                     : DecodeFunctionsScoreQuery(body, sub);
       }
+      case pb::KNN_VECTOR_QUERY: {
+        if (depth >= kMaxQueryDepth) return TooDeep();
+        pb::KnnVectorQuery m;
+        RETURN_IF_ERROR(Parse(body, &m));
+        RETURN_IF_ERROR(NeedField(m.field_name(), "knn_vector_query"));
+        out.kind = search::Query::Kind::kKnnVector;
+        out.field = m.field_name();
+        // Range checks against the index (top_k, dimension, num_candidates) are the engine's.
+        if (!m.has_top_k()) return Error::Validation("[knn_vector_query] top_k must be set");
+        out.top_k = m.top_k();
+        if (m.float32_query_vector_size() == 0) {
+          return Error::Validation("[knn_vector_query] float32_query_vector must not be empty");
+        }
+        out.vector.assign(m.float32_query_vector().begin(), m.float32_query_vector().end());
+        if (m.has_filter()) {
+          ASSIGN_OR_RETURN(filter, Decode(m.filter(), depth + 1));
+          out.knn_filter.push_back(std::move(filter));
+        }
+        if (m.has_weight()) out.weight = m.weight();
+        if (m.has_min_score()) out.min_score = m.min_score();
+        if (m.has_num_candidates()) out.num_candidates = m.num_candidates();
+        return out;
+      }
       default:
         return Error::Validation("Unsupported query type: " +
                                  pb::QueryType_Name(q.type()) + " (" +

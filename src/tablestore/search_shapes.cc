@@ -37,6 +37,7 @@ constexpr WireField kFieldSchema[] = {
     {8, true, &kFieldSchemaShape, CountRule::kNone},
     {12, true, nullptr, CountRule::kNone},
     {13, true, nullptr, CountRule::kNone},
+    {15, false, &kLeaf, CountRule::kNone},
 };
 constexpr WireShape kFieldSchemaShape{kFieldSchema};
 constexpr WireField kIndexSetting[] = {{2, true, nullptr, CountRule::kNone}};
@@ -129,6 +130,8 @@ constexpr WireField kDateParam[] = {
     {4, false, &kLeaf, CountRule::kNone},
 };
 constexpr WireShape kDateParamShape{kDateParam};
+constexpr WireField kKnnVector[] = {{5, false, &kQueryShape, CountRule::kNone}};
+constexpr WireShape kKnnVectorShape{kKnnVector};
 
 }  // namespace
 
@@ -162,5 +165,6 @@ const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&) { return kFunction
 const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&) { return kLeaf; }
 const WireShape& WireShapeOf(const spb::DecayFuncDateParam&) { return kDateParamShape; }
 const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&) { return kLeaf; }
+const WireShape& WireShapeOf(const spb::KnnVectorQuery&) { return kKnnVectorShape; }
 
 }  // namespace ttlstore::tablestore

@@ -45,5 +45,6 @@ const WireShape& WireShapeOf(const spb::FunctionsScoreQuery&);
 const WireShape& WireShapeOf(const spb::DecayFuncNumericParam&);
 const WireShape& WireShapeOf(const spb::DecayFuncDateParam&);
 const WireShape& WireShapeOf(const spb::DecayFuncGeoParam&);
+const WireShape& WireShapeOf(const spb::KnnVectorQuery&);
 
 }  // namespace ttlstore::tablestore

@@ -78,10 +78,12 @@ describe('tablestore search index rules (T11, T12)', () => {
     attributeColumns: [{ k }], ...extra,
   });
 
-  it('refuses Vector fields, and bad schemas', async () => {
+  it('refuses bad schemas (Vector, GeoPoint and Nested fields are served)', async () => {
     const t = await table({ timeToLive: -1, maxVersions: 1 });
-    await expectOtsError(index(t, 'ix', { fields: [{ fieldName: 'g', fieldType: FT.VECTOR }] }), ...BAD,
-      "Field type VECTOR of 'g' is not supported by ttlstore");
+    // A Vector field is a column of the table, never a sub-field of a Nested field (Chosen).
+    await expectOtsError(index(t, 'ix', { fields: [{ fieldName: 'n', fieldType: FT.NESTED, fieldSchemas: [
+      { fieldName: 'v', fieldType: FT.VECTOR, index: true, vectorOptions: { dataType: 2, dimension: 4, metricType: 0 } },
+    ] }] }), ...BAD, "Vector field 'v' can't be a sub-field of a Nested field.");
     await expectOtsError(index(t, 'ix', { fields: [{ fieldName: 'k', fieldType: FT.KEYWORD }, { fieldName: 'k', fieldType: FT.LONG }] }),
       ...BAD, "Duplicated field name: 'k'.");
     await expectOtsError(index(t, 'ix', { fields: [{ fieldName: 't', fieldType: FT.TEXT, enableSortAndAgg: true }] }),

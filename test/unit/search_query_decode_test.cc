@@ -117,11 +117,41 @@ TEST(SearchQueryDecode, TextQueries) {
 }
 
 TEST(SearchQueryDecode, RefusesUnsupportedTypes) {
-  pb::Query q;
-  q.set_type(pb::KNN_VECTOR_QUERY);
-  auto r = DecodeQuery(q);
+  // Every QueryType of our search.proto is decoded (KNN since vec32). A type it does not list
+  // (the Java SDK's SUFFIX_QUERY = 19) arrives as an unknown enum value: no type, refused.
+  pb::Query suffix;
+  ASSERT_TRUE(suffix.ParseFromString(std::string("\x08\x13\x12\x00", 4)));
+  auto r = DecodeQuery(suffix);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("KNN_VECTOR_QUERY"), std::string::npos);
+  EXPECT_NE(r.error().message().find("Query type must be set"), std::string::npos);
+  // KnnVectorQuery is decoded: an empty one lacks its field, then its top_k and vector.
+  pb::Query knn;
+  knn.set_type(pb::KNN_VECTOR_QUERY);
+  auto k = DecodeQuery(knn);
+  ASSERT_FALSE(k);
+  EXPECT_NE(k.error().message().find("[knn_vector_query] field_name must not be null"),
+            std::string::npos);
+  pb::KnnVectorQuery m;
+  m.set_field_name("v");
+  auto no_top_k = DecodeQuery(Wrap(pb::KNN_VECTOR_QUERY, m));
+  ASSERT_FALSE(no_top_k);
+  EXPECT_NE(no_top_k.error().message().find("top_k must be set"), std::string::npos);
+  m.set_top_k(5);
+  auto no_vector = DecodeQuery(Wrap(pb::KNN_VECTOR_QUERY, m));
+  ASSERT_FALSE(no_vector);
+  EXPECT_NE(no_vector.error().message().find("float32_query_vector must not be empty"),
+            std::string::npos);
+  m.add_float32_query_vector(1.5f);
+  m.add_float32_query_vector(-2.0f);
+  *m.mutable_filter() = Term("k", StrValue("a"));
+  auto ok = DecodeQuery(Wrap(pb::KNN_VECTOR_QUERY, m));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->kind, search::Query::Kind::kKnnVector);
+  EXPECT_EQ(ok->field, "v");
+  EXPECT_EQ(ok->top_k, 5);
+  EXPECT_EQ(ok->vector, (std::vector<float>{1.5f, -2.0f}));
+  ASSERT_EQ(ok->knn_filter.size(), 1u);
+  EXPECT_EQ(ok->knn_filter[0].kind, search::Query::Kind::kTerm);
   // Geo queries are decoded (issue 32): an empty one lacks its field.
   pb::Query geo;
   geo.set_type(pb::GEO_DISTANCE_QUERY);
