@@ -81,7 +81,9 @@ class ServerProcess:
 
     def start(self, timeout: float = STARTUP_TIMEOUT) -> "ServerProcess":
         args = [TTLSTORE_BIN, "serve", "--host", "127.0.0.1", "--port", "0",
-                "--data-dir", str(self.data_dir), *pg_storage_args(self.data_dir),
+                "--data-dir", str(self.data_dir),
+                # a test that names its own --storage keeps it
+                *([] if "--storage" in self.extra_args else pg_storage_args(self.data_dir)),
                 *self.extra_args]
         self._log = open(self.log_path, "ab")
         start_offset = self._log.tell()
