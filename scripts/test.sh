@@ -40,13 +40,14 @@ node --test test/gui/
 
 # The PostgreSQL backend: the whole suites run on RocksDB above; on PostgreSQL the suites of the
 # storage paths that differ by backend (items, queries and scans, batches, transactions, TTL,
-# streams, indexes, restarts, key and item limits; Tablestore rows, versions, ranges, indexes).
+# streams, indexes, restarts, key and item limits, kill -9 during every background job; the
+# JavaScript clients; Tablestore rows, versions, ranges, indexes).
 # README "What runs where".
 stage "PostgreSQL backend: end-to-end suites (TTLSTORE_E2E_PG; ASan+UBSan)"
 TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep 'test/e2e/')
 TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" node --test \
-  $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep 'test/tablestore/')
+  $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep -E 'test/(tablestore|js)/')
 
 stage "benchmark tooling smoke test (bench/smoke.sh; ASan+UBSan server)"
 bash bench/smoke.sh

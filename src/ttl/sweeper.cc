@@ -201,8 +201,9 @@ Result<bool> Sweeper::RunPass() {
     }
   }
   auto busy = std::chrono::steady_clock::now() - start;
+  last_pass_cpu_us_ = ThreadCpuMicros() - cpu_start;
   stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),
-                 ThreadCpuMicros() - cpu_start);
+                 last_pass_cpu_us_);
   return backlog;
 }
 
@@ -213,7 +214,6 @@ void Sweeper::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     lock.unlock();
-    auto start = std::chrono::steady_clock::now();
     auto backlog = RunPass();
     auto now = std::chrono::steady_clock::now();
     if (!backlog) spdlog::error("event=ttl_sweep_failed message=\"{}\"", backlog.error().message());
@@ -227,7 +227,8 @@ void Sweeper::Loop() {
       window_start = now;
       busy_start = busy;
     }
-    auto pause = PauseAfterPass(options_, backlog.ok() && *backlog, now - start, foreground_share);
+    auto pause = PauseAfterPass(options_, backlog.ok() && *backlog,
+                                std::chrono::microseconds(last_pass_cpu_us_), foreground_share);
     lock.lock();
     if (pause.count() > 0) wake_.wait_for(lock, pause, [this] { return stop_; });
   }

@@ -47,8 +47,10 @@ struct SweeperOptions {
 // Below this share of one core spent on requests, the server counts as idle for the sweeper.
 inline constexpr double kIdleForegroundShare = 0.05;
 
-// The pause after a pass that took `took`. `foreground_share` is the time spent serving requests
-// over the last pass and pause, as a share of one core (may exceed 1 with several threads).
+// The pause after a pass that took `took` of the sweeper thread's CPU time (not wall time: with a
+// database on another machine most of a pass is spent waiting for it, and that costs this
+// process's cores nothing). `foreground_share` is the time spent serving requests over the last
+// pass and pause, as a share of one core (may exceed 1 with several threads).
 std::chrono::nanoseconds PauseAfterPass(const SweeperOptions& options, bool backlog,
                                         std::chrono::nanoseconds took, double foreground_share);
 
@@ -83,6 +85,8 @@ class Sweeper {
   //              none); the wave's end moves the watermark back to it.
   std::string cursor_;
   int64_t watermark_ = 0;
+  // CPU time of the sweeper thread during the last pass, in µs (touched only by that thread).
+  uint64_t last_pass_cpu_us_ = 0;
   int64_t behind_ = INT64_MAX;
 
   const SweeperOptions options_;

@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import subprocess
 import threading
 import time
 from typing import Callable
@@ -34,7 +33,7 @@ from typing import Callable
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_util import TTLSTORE_BIN, make_client, make_streams_client
+from e2e_util import check_data_dir, make_client, make_streams_client
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261125))
 SEEDS = [SEED + i for i in range(int(os.environ.get("TTLSTORE_CRASH_SEEDS", 2)))]
@@ -63,11 +62,7 @@ def wait_until(pred: Callable[[], object], timeout: float, what: str, interval: 
 
 def check(data_dir) -> dict:
     """`ttlstore check`; fails the test unless whole. Returns the summary's counts."""
-    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir)],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0 and proc.stdout.startswith("ok:"), \
-        f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
-    summary = proc.stdout.strip().splitlines()[-1]
+    summary = check_data_dir(data_dir).strip().splitlines()[-1]
     counts = {}
     for name, pattern in [("items", r"(\d+) items \("), ("awaiting", r"(\d+) awaiting"),
                           ("index_entries", r"(\d+) index entries"),

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 import threading
 import time
 
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_util import TTLSTORE_BIN, create_table, make_client, make_streams_client
+from e2e_util import check_data_dir, create_table, make_client, make_streams_client
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261125))
 SEEDS = [SEED + i for i in range(int(os.environ.get("TTLSTORE_CRASH_SEEDS", 2)))]
@@ -30,10 +29,7 @@ FLAGS = ["--stream-shard-rollover-seconds", "1"]
 
 
 def check(data_dir) -> None:
-    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir)],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0 and proc.stdout.startswith("ok:"), \
-        f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
+    check_data_dir(data_dir)
 
 
 def shard_no(shard_id: str) -> int:

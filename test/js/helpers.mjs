@@ -2,7 +2,8 @@
 //
 // Each test file starts its own `ttlstore serve` child on 127.0.0.1 with a fresh data dir, reads
 // the port from the `event=listening` log line (--port 0 lets the kernel pick it), and stops it by
-// PID. The clients under test (AWS SDK v3, dynamoose, ElectroDB, DynamoDB Toolbox) are pointed at
+// PID (on the PostgreSQL backend when TTLSTORE_E2E_PG is set: test/pg_storage.mjs). The clients
+// under test (AWS SDK v3, dynamoose, ElectroDB, DynamoDB Toolbox) are pointed at
 // it unchanged: region us-east-1, any credentials (the server runs without --credentials, so any
 // signature is accepted on loopback), and no retries, so that an error surfaces at once.
 import { spawn } from 'node:child_process';
@@ -13,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+import { pgStorageArgs } from '../pg_storage.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const TTLSTORE_BIN = process.env.TTLSTORE_BIN
@@ -67,8 +70,12 @@ export class Server {
   }
 
   async _spawn(extra) {
-    const args = ['serve', '--host', '127.0.0.1', '--port', '0',
-                  '--data-dir', path.join(this.root, 'data'), ...extra];
+    const dataDir = path.join(this.root, 'data');
+    // With TTLSTORE_E2E_PG the server keeps its data in PostgreSQL (test/pg_storage.mjs), unless
+    // the test gives a --storage of its own.
+    const storage = extra.includes('--storage') ? [] : pgStorageArgs(dataDir);
+    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
+                  ...storage, ...extra];
     const logFd = fs.openSync(this.logPath, 'a');
     const child = spawn(TTLSTORE_BIN, args, { stdio: ['ignore', logFd, logFd] });
     fs.closeSync(logFd);

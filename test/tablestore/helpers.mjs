@@ -5,7 +5,7 @@
 // SDK clients (npm `tablestore` 5.6.5, no retries), raw signed HTTP calls, and small assertion
 // helpers for the shapes the SDK returns.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 import TableStore from 'tablestore';
 
+import { E2E_PG, pgStorageArgs } from '../pg_storage.mjs';
+
 export { TableStore };
 export const Long = TableStore.Long;
 
@@ -23,20 +25,8 @@ export const TTLSTORE_BIN = process.env.TTLSTORE_BIN
   ? path.resolve(process.env.TTLSTORE_BIN)
   : path.resolve(HERE, '../../build/ttlstore');
 
-// TTLSTORE_E2E_PG (a libpq key=value connection string; scripts/test.sh sets it for the suites it
-// runs on PostgreSQL): every server runs on the PostgreSQL backend, its data in a schema named
-// after its data dir, so a restart on the same data dir finds its data as with RocksDB.
-export const E2E_PG = process.env.TTLSTORE_E2E_PG || '';
-
-export function pgStorageArgs(dataDir) {
-  if (!E2E_PG) return [];
-  const schema = 'e2e_' + crypto.createHash('sha1').update(path.resolve(dataDir)).digest('hex')
-    .slice(0, 16);
-  const r = spawnSync('psql', [E2E_PG, '-q', '-v', 'ON_ERROR_STOP=1', '-c',
-    `CREATE SCHEMA IF NOT EXISTS ${schema}`], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
-  return ['--storage', `${E2E_PG} options='-csearch_path=${schema}'`];
-}
+// TTLSTORE_E2E_PG: servers on the PostgreSQL backend (test/pg_storage.mjs).
+export { E2E_PG, pgStorageArgs };
 
 export const ACCESS_KEY = 'testKey';
 export const SECRET = 'testSecret';
