@@ -5,6 +5,7 @@
 #   eval "$(bash scripts/pg-server.sh start)"   # sets TTLSTORE_TEST_PG, TTLSTORE_PG_DIR, _PID
 #   bash scripts/pg-server.sh stop "$TTLSTORE_PG_DIR"
 #   bash scripts/pg-server.sh halt|resume "$TTLSTORE_PG_DIR"   # outage tests: stop, start again
+#   bash scripts/pg-server.sh crash "$TTLSTORE_PG_DIR"   # kill -9 the postmaster (then: resume)
 # initdb refuses to run as root: as root the cluster is owned and run by the `postgres` user
 # that the Debian package creates.
 set -euo pipefail
@@ -21,8 +22,11 @@ case "${1:-}" in
     as_owner "$bin/initdb" -D "$dir/data" -A trust -U ttlstore -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; exit 1; }
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    # Enough connections for several servers' pools at once; fsync off: test data only.
-    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$dir/options"
+    # Enough connections for several servers' pools at once. fsync off: test data only, and the
+    # tests kill processes, never the machine, so the OS page cache keeps every written WAL byte.
+    # synchronous_commit stays on: a commit's WAL reaches the OS before it is acknowledged, so
+    # `crash` (kill -9 of the postmaster) loses no acknowledged write, as on a production server.
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=on -c full_page_writes=off" >"$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U ttlstore ttlstore
@@ -31,6 +35,21 @@ case "${1:-}" in
     ;;
   halt)
     as_owner "$bin/pg_ctl" -D "${2:?}/data" -m fast -w stop >/dev/null
+    ;;
+  crash)
+    # SIGKILL to the postmaster, as a crash would: no shutdown checkpoint, so the next start runs
+    # crash recovery from the WAL. Its backends notice their parent's death and exit; a new
+    # postmaster refuses to start while one of them still holds the shared memory, so wait.
+    dir=${2:?}
+    pid=$(head -1 "$dir/data/postmaster.pid")
+    children=$(pgrep -P "$pid" || true)
+    kill -9 "$pid"
+    for _ in $(seq 1 200); do
+      alive=""
+      for c in $pid $children; do [ -d "/proc/$c" ] && alive=1; done
+      [ -z "$alive" ] && break
+      sleep 0.05
+    done
     ;;
   resume)
     dir=${2:?}

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 
+#include "common/transient.h"
 #include "index/index_key.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
@@ -79,6 +80,16 @@ void IndexBuilder::Loop() {
     lock.unlock();
     Status s = job.drop ? DropNow(job.table_id, job.index_id)
                         : BuildNow(job.table_id, job.index_id);
+    if (IsTransient(s)) {
+      // The storage is away for a while: run the job again (it resumes from what is persisted).
+      spdlog::warn("event=index_{}_retry table_id={} index_id={} message=\"{}\"",
+                   job.drop ? "drop" : "backfill", job.table_id, job.index_id,
+                   s.error().message());
+      lock.lock();
+      wake_.wait_for(lock, kTransientRetryDelay, [this] { return stop_; });
+      jobs_.push_back(job);
+      continue;
+    }
     if (!s) {
       spdlog::error("event=index_{}_failed table_id={} index_id={} message=\"{}\"",
                     job.drop ? "drop" : "backfill", job.table_id, job.index_id,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/transient.h"
 #include "model/expiry.h"
 #include "storage/key_codec.h"
 
@@ -64,6 +65,15 @@ void ExpiryBackfiller::Loop() {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - start)
                   .count();
+    if (IsTransient(s)) {
+      // The storage is away for a while: run the job again (it resumes from its cursor).
+      spdlog::warn("event=ttl_backfill_retry table_id={} message=\"{}\"", table_id,
+                   s.error().message());
+      lock.lock();
+      wake_.wait_for(lock, kTransientRetryDelay, [this] { return stop_; });
+      jobs_.push_back(table_id);  // still counted in active_: WaitUntilDone keeps waiting
+      continue;
+    }
     if (!s) {
       // The backfill stays pending in the descriptor: the next start retries it.
       spdlog::error("event=ttl_backfill_failed table_id={} message=\"{}\"", table_id,

@@ -95,6 +95,24 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
       if (announced <= cursor_due) behind_ = std::min(behind_, announced);
     }
   }
+  // A batch that fails (a scan, read or write error: a database outage) must not move where the
+  // next one starts, or the entries it scanned would be skipped until the next wave: the state
+  // as it is now (announcements taken in) comes back unless the batch commits.
+  struct Saved {
+    std::string cursor;
+    int64_t watermark, behind;
+  } saved{cursor_, watermark_, behind_};
+  bool committed = false;
+  auto restore = [&] {
+    if (committed) return;
+    cursor_ = std::move(saved.cursor);
+    watermark_ = saved.watermark;
+    behind_ = saved.behind;
+  };
+  struct OnExit {
+    decltype(restore)& fn;
+    ~OnExit() { fn(); }
+  } on_exit{restore};
   // No entry has an empty item key, so starting "after" the bare watermark key includes every
   // entry due at the watermark.
   std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
@@ -123,6 +141,7 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     cursor_.clear();
   }
   if (due.empty()) {
+    committed = true;
     if (!more) stats_.SetLagMs(0);
     return more;
   }
@@ -168,6 +187,7 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     lags_ms.push_back(e.due_ms);
   }
   RETURN_IF_ERROR(items_.store().Write(batch));
+  committed = true;
   for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
   stats_.AddDroppedEntries(dropped);
   int64_t done_ms = clock_.NowMs();

@@ -8,48 +8,20 @@ postgresql-15, a temporary cluster on 127.0.0.1), so the outage test can stop an
 """
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
 
 from e2e_util import ServerProcess, TTLSTORE_BIN, make_client, unique_name
-
-ROOT = Path(__file__).resolve().parents[2]
-PG_SCRIPT = ROOT / "scripts" / "pg-server.sh"
-
-
-def _pg(*args: str) -> str:
-    return subprocess.run(["bash", str(PG_SCRIPT), *args], check=True, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL).stdout
+from pg_util import pg_ctl, private_pg, psql, schema_conninfo
 
 
 @pytest.fixture(scope="module")
 def pg():
-    if not Path("/usr/lib/postgresql/15/bin/initdb").exists():
-        pytest.fail("postgresql-15 is not installed: run scripts/install-deps.sh")
-    env = {}
-    for line in _pg("start").splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
-        env[key] = value.strip("'")
-    yield env
-    _pg("stop", env["TTLSTORE_PG_DIR"])
-
-
-def _psql(conninfo: str, sql: str) -> str:
-    return subprocess.run(["psql", conninfo, "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                          check=True, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL).stdout
-
-
-def _schema_conninfo(pg, name: str) -> str:
-    base = pg["TTLSTORE_TEST_PG"]
-    _psql(base, f"DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}")
-    return f"{base} options='-csearch_path={name}'"
+    yield from private_pg()
 
 
 def _serve(tmp_path, conninfo: str, name: str, *extra) -> ServerProcess:
@@ -67,7 +39,7 @@ def _table(ddb, name: str, ttl: bool = False):
 
 
 def test_items_survive_a_restart_and_live_in_the_database(pg, tmp_path):
-    conninfo = _schema_conninfo(pg, "restart")
+    conninfo = schema_conninfo(pg, "restart")
     srv = _serve(tmp_path, conninfo, "a")
     ddb = make_client(srv.endpoint)
     name = unique_name("pg")
@@ -79,7 +51,7 @@ def test_items_survive_a_restart_and_live_in_the_database(pg, tmp_path):
     assert srv.stop() == 0
     assert "storage=postgresql" in srv.log_text()
     # The data is in PostgreSQL, not in the data dir: a new server on a new data dir sees it.
-    rows = int(_psql(pg["TTLSTORE_TEST_PG"], "SELECT count(*) FROM restart.ttlstore_items"))
+    rows = int(psql(pg["TTLSTORE_TEST_PG"], "SELECT count(*) FROM restart.ttlstore_items"))
     assert rows == 300
     srv2 = _serve(tmp_path, conninfo, "b")
     ddb2 = make_client(srv2.endpoint)
@@ -100,7 +72,7 @@ def test_items_survive_a_restart_and_live_in_the_database(pg, tmp_path):
 
 
 def test_expired_items_are_deleted_within_seconds(pg, tmp_path):
-    srv = _serve(tmp_path, _schema_conninfo(pg, "ttl"), "ttl")
+    srv = _serve(tmp_path, schema_conninfo(pg, "ttl"), "ttl")
     ddb = make_client(srv.endpoint)
     name = unique_name("pgttl")
     _table(ddb, name, ttl=True)
@@ -136,10 +108,10 @@ def test_an_unreachable_database_fails_start_up_with_exit_code_2(tmp_path):
 
 
 def test_a_schema_from_a_newer_binary_is_refused_naming_both_versions(pg, tmp_path):
-    conninfo = _schema_conninfo(pg, "future")
+    conninfo = schema_conninfo(pg, "future")
     srv = _serve(tmp_path, conninfo, "f")
     srv.stop()
-    _psql(pg["TTLSTORE_TEST_PG"], "INSERT INTO future.ttlstore_schema (version, readable_by, "
+    psql(pg["TTLSTORE_TEST_PG"], "INSERT INTO future.ttlstore_schema (version, readable_by, "
           "description) VALUES (99, 99, 'from the future')")
     proc = subprocess.run([TTLSTORE_BIN, "serve", "--port", "0", "--data-dir",
                            str(tmp_path / "d"), "--storage", conninfo],
@@ -147,19 +119,19 @@ def test_a_schema_from_a_newer_binary_is_refused_naming_both_versions(pg, tmp_pa
     assert proc.returncode == 1
     assert "schema version 99" in proc.stdout + proc.stderr
     # A migration a newer binary added that older ones can still read does not stop them.
-    _psql(pg["TTLSTORE_TEST_PG"], "UPDATE future.ttlstore_schema SET readable_by = 1 "
+    psql(pg["TTLSTORE_TEST_PG"], "UPDATE future.ttlstore_schema SET readable_by = 1 "
           "WHERE version = 99")
     srv = _serve(tmp_path, conninfo, "f2")
     srv.stop()
 
 
 def test_an_outage_gets_the_retryable_error_and_serving_resumes_by_itself(pg, tmp_path):
-    srv = _serve(tmp_path, _schema_conninfo(pg, "outage"), "o")
+    srv = _serve(tmp_path, schema_conninfo(pg, "outage"), "o")
     ddb = make_client(srv.endpoint)
     name = unique_name("pgout")
     _table(ddb, name)
     ddb.put_item(TableName=name, Item={"pk": {"S": "before"}})
-    _pg("halt", pg["TTLSTORE_PG_DIR"])
+    pg_ctl("halt", pg)
     try:
         for op in (lambda: ddb.put_item(TableName=name, Item={"pk": {"S": "during"}}),
                    lambda: ddb.get_item(TableName=name, Key={"pk": {"S": "before"}})):
@@ -168,7 +140,7 @@ def test_an_outage_gets_the_retryable_error_and_serving_resumes_by_itself(pg, tm
             assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
             assert e.value.response["Error"]["Code"] == "InternalServerError"
     finally:
-        _pg("resume", pg["TTLSTORE_PG_DIR"])
+        pg_ctl("resume", pg)
     assert srv.alive()
     deadline = time.monotonic() + 20
     while True:
