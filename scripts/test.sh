@@ -44,7 +44,8 @@ node --test test/gui/
 # JavaScript clients; Tablestore rows, versions, ranges, indexes).
 # README "What runs where".
 stage "PostgreSQL backend: end-to-end suites (TTLSTORE_E2E_PG; ASan+UBSan)"
-TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+# One seed per crash test here (two on RocksDB): the kill lands elsewhere in each run.
+TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" TTLSTORE_CRASH_SEEDS=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep 'test/e2e/')
 TTLSTORE_E2E_PG="$TTLSTORE_TEST_PG" node --test \
   $(cat test/pg_e2e_suites.txt | grep -v '^#' | grep -E 'test/(tablestore|js)/')
