@@ -5,6 +5,8 @@
 #   eval "$(bash scripts/pg-server.sh start)"   # sets TTLSTORE_TEST_PG, TTLSTORE_PG_DIR, _PID
 #   bash scripts/pg-server.sh stop "$TTLSTORE_PG_DIR"
 #   bash scripts/pg-server.sh halt|resume "$TTLSTORE_PG_DIR"   # outage tests: stop, start again
+#   PG_EXTRA_OPTIONS='-c fsync=on …' bash scripts/pg-server.sh start  # appended to the server's
+#                                     options below (a later -c wins): e.g. bench/backends.py
 # initdb refuses to run as root: as root the cluster is owned and run by the `postgres` user
 # that the Debian package creates.
 set -euo pipefail
@@ -22,7 +24,7 @@ case "${1:-}" in
       { cat "$dir/initdb.log" >&2; exit 1; }
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     # Enough connections for several servers' pools at once; fsync off: test data only.
-    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$dir/options"
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${PG_EXTRA_OPTIONS:-}" >"$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U ttlstore ttlstore
