@@ -64,12 +64,14 @@ def parse_args():
     ap.add_argument("--wave-items", type=int, help="items due in the same second (full 100000)")
     ap.add_argument("--wave-load-rate", type=float,
                     help="items/s ttl_wave.py is assumed to load at: sets how far ahead the wave "
-                         "is due (default: half the backend's bulk-load rate, at most 3000)")
+                         "is due (default: a third of the backend's bulk-load rate, at most 2000)")
     ap.add_argument("--wave-window", type=float,
                     help="seconds of foreground load measured from the wave's expiry (full 10)")
     ap.add_argument("--wave-timeout", type=float, default=120,
                     help="give up on a wave this many seconds after its expiry")
     ap.add_argument("--no-wave", action="store_true")
+    ap.add_argument("--waves", default="idle,load",
+                    help="which TTL waves: idle (nothing else running), load (under a mixed load)")
     ap.add_argument("--threads", type=int, default=0,
                     help="ttlstore --threads on RocksDB (0: its default, one per CPU it may run on)")
     ap.add_argument("--pg-threads", type=int, default=32,
@@ -281,9 +283,11 @@ def bench_backend(a, backend, tmp):
             rate = a.wave_load_rate
             if not rate:
                 bulk = ld["items"] / ld["seconds"] if ld.get("seconds") else 2000
-                rate = max(200.0, min(3000.0, bulk / 2))
+                rate = max(200.0, min(2000.0, bulk / 3))
             res["wave_load_rate"] = rate
             for fg in (False, True):
+                if ("load" if fg else "idle") not in a.waves.split(","):
+                    continue
                 w = ttl_wave(a, srv, tree, fg, rate)
                 res["wave_fg" if fg else "wave"] = w
                 log(f"  TTL wave{' under load' if fg else ''}: {w.get('rate')} items/s, last gone "

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -31,8 +32,11 @@ constexpr int kMaxAttempts = 8;
 // Rows fetched by a scan's first statement, and per page after it.
 constexpr size_t kFirstPage = 128;
 constexpr size_t kPage = 512;
-// Keys per statement of GetItems.
+// Keys per statement of GetItems, and per point-delete statement of a batch. Point statements (by the whole primary key) are prepared once
+// per connection (PgStatement::prepared); range scans and deletes are not, so that each is
+// planned for its own bounds.
 constexpr size_t kKeysPerStatement = 256;
+constexpr size_t kDeletesPerStatement = 256;
 // Connections open at most (PostgreSQL's default max_connections is 100).
 constexpr size_t kMaxConnections = 48;
 
@@ -52,6 +56,15 @@ int RandomShard() {
   return static_cast<int>(rng() % kStatsShards);
 }
 
+// A batch as SQL statements, in the order of the writes, with two reductions that keep the
+// statement count (each one parsed, planned and executed by the server) low for big batches
+// such as the TTL sweeper's:
+// - the stats additions of the batch are summed per key and written at the end, one statement
+//   per key (their order among themselves does not matter, and nothing else reads the stats
+//   table within the batch); a stats value set outright or deleted first writes those pending;
+// - consecutive point deletes of one space become one `DELETE … WHERE (h, d) IN (…)` of up to
+//   kDeletesPerStatement keys (deletes of different keys commute; any other write ends the run,
+//   so a delete and a later put of one key keep their order).
 class PgSink final : public BatchSink {
  public:
   void Put(Space space, std::string_view key, std::string_view value) override {
@@ -64,43 +77,94 @@ class PgSink final : public BatchSink {
       AddStats(key, static_cast<int64_t>(items), static_cast<int64_t>(bytes));
       return;
     }
-    statements_.push_back({"INSERT INTO " + Table(space) +
-                               " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
-                               "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
-                           {Head(key), Digest(key), std::string(key), std::string(value)}});
+    Push({"INSERT INTO " + Table(space) +
+              " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
+              "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
+          {Head(key), Digest(key), std::string(key), std::string(value)},
+          /*prepared=*/true});
   }
   void Delete(Space space, std::string_view key) override {
     if (space == Space::kStats) {
-      statements_.push_back(
-          {"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}});
+      FlushStats();
+      Push({"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}, true});
       return;
     }
-    statements_.push_back({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
-                           {Head(key), Digest(key)}});
+    if (run_ && run_space_ == space && run_keys_ < kDeletesPerStatement) {
+      statements_.back().params.push_back(Head(key));
+      statements_.back().params.push_back(Digest(key));
+      ++run_keys_;
+      return;
+    }
+    Push({"", {Head(key), Digest(key)}});
+    run_ = true;
+    run_space_ = space;
+    run_keys_ = 1;
   }
   void DeleteRange(Space space, std::string_view begin, std::string_view end) override {
     if (space == Space::kStats) {
-      statements_.push_back({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
-                             {std::string(begin), std::string(end)}});
+      FlushStats();
+      Push({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
+            {std::string(begin), std::string(end)}});
       return;
     }
     // Every key in range has a head in [head(begin), head(end)]: the index bounds the scan.
-    statements_.push_back({"DELETE FROM " + Table(space) +
-                               " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND "
-                               "k < $4::bytea",
-                           {Head(begin), Head(end), std::string(begin), std::string(end)}});
+    Push({"DELETE FROM " + Table(space) +
+              " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea",
+          {Head(begin), Head(end), std::string(begin), std::string(end)}});
   }
   void AddStats(std::string_view key, int64_t items, int64_t bytes) override {
-    statements_.push_back(
-        {"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
-         "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
-         "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
-         {std::string(key), PgInt32(RandomShard()), PgInt64(items), PgInt64(bytes)}});
+    auto& sum = pending_stats_[std::string(key)];
+    sum.first += items;
+    sum.second += bytes;
   }
-  const std::vector<PgStatement>& statements() const { return statements_; }
+  // The batch's statements; writes the pending stats additions first. Called once, at commit.
+  const std::vector<PgStatement>& Finish() {
+    CloseRun();
+    FlushStats();
+    return statements_;
+  }
 
  private:
+  void Push(PgStatement statement) {
+    CloseRun();
+    statements_.push_back(std::move(statement));
+  }
+  // Gives the open run of point deletes its SQL: one key by the prepared point statement,
+  // several by one IN list.
+  void CloseRun() {
+    if (!run_) return;
+    run_ = false;
+    PgStatement& s = statements_.back();
+    s.sql = "DELETE FROM " + Table(run_space_);
+    if (run_keys_ == 1) {
+      s.sql += " WHERE h = $1::bytea AND d = $2::bytea";
+      s.prepared = true;
+      return;
+    }
+    s.sql += " WHERE (h, d) IN (";
+    for (size_t p = 1; p <= s.params.size(); p += 2) {
+      s.sql += (p > 1 ? ", ($" : "($") + std::to_string(p) + "::bytea, $" + std::to_string(p + 1) +
+               "::bytea)";
+    }
+    s.sql += ")";
+  }
+  void FlushStats() {
+    for (const auto& [key, sum] : pending_stats_) {  // in key order: rows locked in one order
+      if (sum.first == 0 && sum.second == 0) continue;
+      Push({"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
+            "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
+            "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
+            {key, PgInt32(RandomShard()), PgInt64(sum.first), PgInt64(sum.second)},
+            /*prepared=*/true});
+    }
+    pending_stats_.clear();
+  }
+
   std::vector<PgStatement> statements_;
+  std::map<std::string, std::pair<int64_t, int64_t>> pending_stats_;
+  bool run_ = false;  // statements_.back() is an open run of point deletes of run_space_
+  Space run_space_ = Space::kItems;
+  size_t run_keys_ = 0;
 };
 
 // A scan: the first rows in one statement (a scan that fits is one round trip and one view of
@@ -283,7 +347,7 @@ Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& stateme
 std::unique_ptr<BatchSink> PgStore::NewSink() const { return std::make_unique<PgSink>(); }
 
 Status PgStore::Commit(BatchSink& sink) {
-  const auto& statements = static_cast<PgSink&>(sink).statements();
+  const auto& statements = static_cast<PgSink&>(sink).Finish();
   if (statements.empty()) return Status::Ok();
   auto done = Run(statements, "BEGIN");
   if (!done) {
@@ -296,7 +360,7 @@ Status PgStore::Commit(BatchSink& sink) {
 Result<std::optional<std::string>> PgStore::GetIn(Space space, std::string_view key) const {
   ASSIGN_OR_RETURN(results, Run({{"SELECT v FROM " + Table(space) +
                                       " WHERE h = $1::bytea AND d = $2::bytea",
-                                  {Head(key), Digest(key)}}},
+                                  {Head(key), Digest(key)}, /*prepared=*/true}},
                                 nullptr));
   if (results[0].rows.empty()) return std::optional<std::string>();
   return std::optional<std::string>(results[0].rows[0][0].value_or(""));
@@ -325,6 +389,8 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
                "::bytea)";
     }
     s.sql += ")";
+    // BatchGetItem's usual sizes repeat: prepare up to 8 keys (a plan per count, per connection).
+    s.prepared = s.params.size() <= 16;
   }
   // Several statements read one snapshot, as one MultiGet does.
   ASSIGN_OR_RETURN(results, Run(statements, statements.size() > 1
@@ -378,7 +444,7 @@ Result<uint32_t> PgStore::AllocateTableId() {
 Result<TableStats> PgStore::ReadStats(std::string_view key) const {
   ASSIGN_OR_RETURN(results, Run({{"SELECT COALESCE(SUM(items), 0)::bigint, COALESCE(SUM(bytes), "
                                   "0)::bigint FROM ttlstore_stats WHERE k = $1::bytea",
-                                  {std::string(key)}}},
+                                  {std::string(key)}, /*prepared=*/true}},
                                 nullptr));
   TableStats stats;
   const auto& row = results[0].rows.at(0);

@@ -401,6 +401,42 @@ TEST_P(StoreTest, BatchWritesApplyInOrderAndRangeDeletesAreHalfOpen) {
   EXPECT_EQ(store_->Get(Family::kSequences, odd)->value_or(""), value);
 }
 
+// A big batch (the TTL sweeper's: hundreds of deletes and stats changes) keeps the order of
+// its writes per key however a backend groups them: runs of deletes between puts, deletes of
+// keys that are absent, stats additions and removals of one key in one batch.
+TEST_P(StoreTest, ABigBatchKeepsTheOrderOfItsWritesPerKey) {
+  WriteBatch setup(*store_);
+  for (int i = 0; i < 600; ++i) setup.Put(Family::kRows, "k" + std::to_string(i), "old");
+  ASSERT_TRUE(store_->Write(setup).ok());
+  WriteBatch batch(*store_);
+  for (int i = 0; i < 600; ++i) batch.Delete(Family::kRows, "k" + std::to_string(i));
+  batch.Delete(Family::kRows, "absent");
+  batch.Put(Family::kRows, "k7", "new");      // after its delete: present
+  batch.Delete(Family::kRows, "k8");          // deleted twice: absent
+  batch.Put(Family::kRows, "k9", "put");
+  batch.Delete(Family::kRows, "k9");          // put then deleted: absent
+  batch.Delete(Family::kPurge, "k10");        // another space's key of the same name
+  batch.AddStats(9, 5, 50);
+  batch.AddIndexStats(9, 1, 3, 30);
+  batch.DeleteIndexStats(9, 1);               // the index's additions so far are gone
+  batch.AddIndexStats(9, 1, 1, 10);
+  batch.AddStats(9, -2, -20);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  EXPECT_EQ(store_->Get(Family::kRows, "k7")->value_or(""), "new");
+  for (const char* gone : {"k0", "k8", "k9", "k10", "k599"}) {
+    EXPECT_FALSE(store_->Get(Family::kRows, gone)->has_value()) << gone;
+  }
+  size_t left = 0;
+  for (auto it = store_->ScanFamily(Family::kRows, "k", "l", false, nullptr); it->Valid(); it->Next()) {
+    ++left;
+  }
+  EXPECT_EQ(left, 1u);
+  EXPECT_EQ(store_->GetStats(9)->item_count, 3);
+  EXPECT_EQ(store_->GetStats(9)->size_bytes, 30);
+  EXPECT_EQ(store_->GetIndexStats(9, 1)->item_count, 1);
+  EXPECT_EQ(store_->GetIndexStats(9, 1)->size_bytes, 10);
+}
+
 // Stats added by many writers at once sum exactly; the expiry index and its committed-entry
 // announcement work the same on every backend.
 TEST_P(StoreTest, ConcurrentStatsAdditionsSumAndExpiryIsAnnounced) {
