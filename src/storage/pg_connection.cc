@@ -45,6 +45,21 @@ std::string PgInt32(int32_t v) {
   return out;
 }
 
+std::string PgByteaArray(const std::vector<std::string>& items) {
+  constexpr uint32_t kByteaOid = 17;
+  std::string out;
+  PutFixed32BE(&out, 1);          // dimensions
+  PutFixed32BE(&out, 0);          // no nulls
+  PutFixed32BE(&out, kByteaOid);  // element type
+  PutFixed32BE(&out, static_cast<uint32_t>(items.size()));
+  PutFixed32BE(&out, 1);  // lower bound
+  for (const auto& item : items) {
+    PutFixed32BE(&out, static_cast<uint32_t>(item.size()));
+    out += item;
+  }
+  return out;
+}
+
 std::string PgInt16(int16_t v) {
   auto u = static_cast<uint16_t>(v);
   return std::string{static_cast<char>(u >> 8), static_cast<char>(u & 0xff)};

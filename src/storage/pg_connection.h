@@ -140,5 +140,8 @@ std::string PgInt64(int64_t v);
 std::string PgInt32(int32_t v);
 std::string PgInt16(int16_t v);
 bool PgDecodeInt64(std::string_view bytes, int64_t* v);
+// A one-dimensional bytea[] without nulls in the binary array format, for `= ANY($n::bytea[])`:
+// one parameter (and one prepared statement) for any number of keys.
+std::string PgByteaArray(const std::vector<std::string>& items);
 
 }  // namespace ttlstore::storage

@@ -62,9 +62,10 @@ int RandomShard() {
 // - the stats additions of the batch are summed per key and written at the end, one statement
 //   per key (their order among themselves does not matter, and nothing else reads the stats
 //   table within the batch); a stats value set outright or deleted first writes those pending;
-// - consecutive point deletes of one space become one `DELETE … WHERE (h, d) IN (…)` of up to
-//   kDeletesPerStatement keys (deletes of different keys commute; any other write ends the run,
-//   so a delete and a later put of one key keep their order).
+// - consecutive point deletes of one space become one `DELETE … WHERE h = ANY($1) AND d = ''`
+//   of up to kDeletesPerStatement keys (deletes of different keys commute; any other write ends
+//   the run, so a delete and a later put of one key keep their order; a key longer than a head
+//   is deleted by itself).
 class PgSink final : public BatchSink {
  public:
   void Put(Space space, std::string_view key, std::string_view value) override {
@@ -89,16 +90,19 @@ class PgSink final : public BatchSink {
       Push({"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}, true});
       return;
     }
-    if (run_ && run_space_ == space && run_keys_ < kDeletesPerStatement) {
-      statements_.back().params.push_back(Head(key));
-      statements_.back().params.push_back(Digest(key));
-      ++run_keys_;
+    if (key.size() > kPgKeyHeadBytes) {  // a long key (rare): by itself
+      Push({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
+            {Head(key), Digest(key)}, /*prepared=*/true});
       return;
     }
-    Push({"", {Head(key), Digest(key)}});
+    if (run_ && run_space_ == space && run_keys_.size() < kDeletesPerStatement) {
+      run_keys_.emplace_back(key);
+      return;
+    }
+    Push({"", {}});
     run_ = true;
     run_space_ = space;
-    run_keys_ = 1;
+    run_keys_.assign(1, std::string(key));
   }
   void DeleteRange(Space space, std::string_view begin, std::string_view end) override {
     if (space == Space::kStats) {
@@ -129,24 +133,23 @@ class PgSink final : public BatchSink {
     CloseRun();
     statements_.push_back(std::move(statement));
   }
-  // Gives the open run of point deletes its SQL: one key by the prepared point statement,
-  // several by one IN list.
+  // Gives the open run of point deletes (keys no longer than a head, so d is empty) its
+  // statement: one key by the point statement, several by `h = ANY(array)`. Both are prepared:
+  // the array is one parameter whatever the count, planned as one index scan.
   void CloseRun() {
     if (!run_) return;
     run_ = false;
     PgStatement& s = statements_.back();
-    s.sql = "DELETE FROM " + Table(run_space_);
-    if (run_keys_ == 1) {
-      s.sql += " WHERE h = $1::bytea AND d = $2::bytea";
-      s.prepared = true;
-      return;
+    s.prepared = true;
+    if (run_keys_.size() == 1) {
+      s.sql = "DELETE FROM " + Table(run_space_) + " WHERE h = $1::bytea AND d = $2::bytea";
+      s.params = {run_keys_[0], std::string()};
+    } else {
+      s.sql = "DELETE FROM " + Table(run_space_) +
+              " WHERE h = ANY($1::bytea[]) AND d = ''::bytea";
+      s.params = {PgByteaArray(run_keys_)};
     }
-    s.sql += " WHERE (h, d) IN (";
-    for (size_t p = 1; p <= s.params.size(); p += 2) {
-      s.sql += (p > 1 ? ", ($" : "($") + std::to_string(p) + "::bytea, $" + std::to_string(p + 1) +
-               "::bytea)";
-    }
-    s.sql += ")";
+    run_keys_.clear();
   }
   void FlushStats() {
     for (const auto& [key, sum] : pending_stats_) {  // in key order: rows locked in one order
@@ -162,15 +165,24 @@ class PgSink final : public BatchSink {
 
   std::vector<PgStatement> statements_;
   std::map<std::string, std::pair<int64_t, int64_t>> pending_stats_;
-  bool run_ = false;  // statements_.back() is an open run of point deletes of run_space_
+  bool run_ = false;  // statements_.back() stands for the run of point deletes run_keys_
   Space run_space_ = Space::kItems;
-  size_t run_keys_ = 0;
+  std::vector<std::string> run_keys_;
 };
 
 // A scan: the first rows in one statement (a scan that fits is one round trip and one view of
 // the data); a longer scan starts over inside a REPEATABLE READ transaction, whose snapshot every
 // page then reads, so the whole scan sees one consistent view as the interface promises. The
 // connection is held until the range is exhausted or the iterator is destroyed.
+//
+// Pages are read in primary-key order, `ORDER BY h, d`, which the index gives as it is: so the
+// plan is an index scan that stops after the page whatever the planner believes about the range
+// (an `ORDER BY h, k` needs a sort, and with statistics that lag behind fresh rows, such as a
+// TTL wave's expiry entries, PostgreSQL chose to sort the whole range for every page). (h, d)
+// order is key order except among keys longer than kPgKeyHeadBytes that share their head, which
+// come in digest order: such a group of equal heads is sorted by key here when a page holds it
+// whole, and read alone by `h = head ORDER BY k` pages (a sort of that group only) when a page
+// ends inside it.
 class PgIterator final : public ItemIterator {
  public:
   PgIterator(const PgStore& store, Space space, std::string lower, std::string upper,
@@ -186,27 +198,42 @@ class PgIterator final : public ItemIterator {
   bool Valid() const override { return status_.ok() && pos_ < rows_.size(); }
   void Next() override {
     ++pos_;
-    if (pos_ >= rows_.size() && !exhausted_) FetchPage(kPage);
+    if (pos_ >= rows_.size()) FetchPages();
   }
   std::string_view key() const override { return *rows_[pos_][0]; }
   std::string_view value() const override { return *rows_[pos_][1]; }
   Status status() const override { return status_; }
 
  private:
-  // Keys in [lower, upper) past after_, by (h, k), which is key order: the heads bound the
-  // index range, k decides the rest.
+  // Whether two keys fall in one group of equal heads (only keys of at least
+  // kPgKeyHeadBytes can share a head with another key).
+  static bool SameHead(std::string_view a, std::string_view b) {
+    return a.size() >= kPgKeyHeadBytes && b.size() >= kPgKeyHeadBytes &&
+           a.substr(0, kPgKeyHeadBytes) == b.substr(0, kPgKeyHeadBytes);
+  }
+
+  // Keys in [lower, upper) past the cursors: after_ (a key), past_head_ (a whole group of
+  // heads), or inside the group group_ only.
   PgStatement PageQuery(size_t limit) const {
     PgStatement s;
     s.sql = "SELECT k, v FROM " + table_ +
             " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea";
     s.params = {Head(lower_), Head(upper_), lower_, upper_};
+    auto param = [&s](std::string value) {
+      s.params.push_back(std::move(value));
+      return "$" + std::to_string(s.params.size()) + "::bytea";
+    };
+    if (in_group_) s.sql += " AND h = " + param(group_);
+    if (has_past_head_) s.sql += (reverse_ ? " AND h < " : " AND h > ") + param(past_head_);
     if (has_after_) {
-      s.sql += reverse_ ? " AND h <= $5::bytea AND k < $6::bytea"
-                        : " AND h >= $5::bytea AND k > $6::bytea";
-      s.params.push_back(Head(after_));
-      s.params.push_back(after_);
+      if (!in_group_) s.sql += (reverse_ ? " AND h <= " : " AND h >= ") + param(Head(after_));
+      s.sql += (reverse_ ? " AND k < " : " AND k > ") + param(after_);
     }
-    s.sql += reverse_ ? " ORDER BY h DESC, k DESC" : " ORDER BY h, k";
+    if (in_group_) {
+      s.sql += reverse_ ? " ORDER BY k DESC" : " ORDER BY k";
+    } else {
+      s.sql += reverse_ ? " ORDER BY h DESC, d DESC" : " ORDER BY h, d";
+    }
     s.sql += " LIMIT " + std::to_string(limit);
     return s;
   }
@@ -241,21 +268,26 @@ class PgIterator final : public ItemIterator {
       return;
     }
     Take(std::move(results[1]), kPage);
+    if (rows_.empty()) FetchPages();
   }
 
-  void FetchPage(size_t limit) {
-    if (!lease_) {
-      exhausted_ = true;
-      return;
+  // Reads pages until one has rows or the range is exhausted (a page can be empty when its rows
+  // all belonged to a group read next by itself).
+  void FetchPages() {
+    while (pos_ >= rows_.size() && !exhausted_ && status_.ok()) {
+      if (!lease_) {
+        exhausted_ = true;
+        return;
+      }
+      PgError error;
+      PgRows rows;
+      if (!(*lease_)->Exec(PageQuery(kPage), &rows, &error)) {
+        status_ = PgStoreError(error, "scan failed");
+        Finish();
+        return;
+      }
+      Take(std::move(rows), kPage);
     }
-    PgError error;
-    PgRows rows;
-    if (!(*lease_)->Exec(PageQuery(limit), &rows, &error)) {
-      status_ = PgStoreError(error, "scan failed");
-      Finish();
-      return;
-    }
-    Take(std::move(rows), limit);
   }
 
   void Take(PgRows rows, size_t limit) {
@@ -265,15 +297,60 @@ class PgIterator final : public ItemIterator {
       if (!r[0] || !r[1]) {
         status_ = Error::Internal("scan of " + table_ + " returned a null key or value");
         rows_.clear();
-        break;
+        Finish();
+        return;
       }
     }
-    if (rows_.size() < limit) {
+    const bool full = rows_.size() >= limit;
+    const bool was_group = in_group_;
+    if (in_group_) {
+      // Rows of one group, in key order already.
+      if (full) {
+        after_ = *rows_.back()[0];
+        has_after_ = true;
+      } else {
+        // The group is done: on past it, in (h, d) order.
+        in_group_ = false;
+        past_head_ = std::move(group_);
+        has_past_head_ = true;
+        has_after_ = false;
+      }
+    } else if (full) {
+      std::string last = *rows_.back()[0];
+      if (last.size() >= kPgKeyHeadBytes) {
+        // The page may end inside a group: drop its rows, read the group by itself next.
+        while (!rows_.empty() && SameHead(*rows_.back()[0], last)) rows_.pop_back();
+        in_group_ = true;
+        group_ = Head(last);
+        // after_ stays (it bounds the first group of the scan, and is below every later one).
+      } else {
+        past_head_ = std::move(last);  // a key this short is its own head, alone in its group
+        has_past_head_ = true;
+        has_after_ = false;
+      }
+    }
+    if (was_group) return;  // a group's page came in key order; the range goes on past it
+    SortGroups();
+    if (!full) {
       exhausted_ = true;
       Finish();
-    } else {
-      after_ = *rows_.back()[0];
-      has_after_ = true;
+    }
+  }
+
+  // Puts each run of rows sharing a head (keys longer than the head, in digest order) in key
+  // order.
+  void SortGroups() {
+    for (size_t i = 0; i < rows_.size();) {
+      size_t j = i + 1;
+      while (j < rows_.size() && SameHead(*rows_[i][0], *rows_[j][0])) ++j;
+      if (j - i > 1) {
+        auto by_key = [this](const auto& a, const auto& b) {
+          return reverse_ ? *a[0] > *b[0] : *a[0] < *b[0];
+        };
+        std::sort(rows_.begin() + static_cast<std::ptrdiff_t>(i),
+                  rows_.begin() + static_cast<std::ptrdiff_t>(j), by_key);
+      }
+      i = j;
     }
   }
 
@@ -288,8 +365,12 @@ class PgIterator final : public ItemIterator {
   const std::string table_;
   const std::string lower_, upper_;
   const bool reverse_;
-  std::string after_;
+  std::string after_;  // rows past this key only
   bool has_after_ = false;
+  std::string past_head_;  // rows past this head only
+  bool has_past_head_ = false;
+  std::string group_;  // rows of this head only, read by key
+  bool in_group_ = false;
   std::optional<PgPool::Lease> lease_;  // while a multi-page scan's transaction is open
   std::vector<std::vector<std::optional<std::string>>> rows_;
   size_t pos_ = 0;
@@ -371,11 +452,18 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
   std::vector<std::optional<std::string>> out(keys.size());
   if (keys.empty()) return out;
   std::unordered_map<std::string_view, std::vector<size_t>> where;
+  // Keys no longer than a head (nearly all) by `h = ANY(array)`: one prepared statement, one
+  // index scan, whatever the count; longer keys by (h, d) pairs.
+  std::vector<std::string> short_keys;
   std::vector<PgStatement> statements;
   for (size_t i = 0; i < keys.size(); ++i) {
     auto& slots = where[keys[i]];
     slots.push_back(i);
     if (slots.size() > 1) continue;  // asked already
+    if (keys[i].size() <= kPgKeyHeadBytes) {
+      short_keys.push_back(keys[i]);
+      continue;
+    }
     if (statements.empty() || statements.back().params.size() == 2 * kKeysPerStatement) {
       statements.push_back({"", {}});
     }
@@ -389,8 +477,11 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
                "::bytea)";
     }
     s.sql += ")";
-    // BatchGetItem's usual sizes repeat: prepare up to 8 keys (a plan per count, per connection).
-    s.prepared = s.params.size() <= 16;
+  }
+  if (!short_keys.empty()) {
+    statements.push_back({"SELECT k, v FROM ttlstore_items WHERE h = ANY($1::bytea[]) AND "
+                          "d = ''::bytea",
+                          {PgByteaArray(short_keys)}, /*prepared=*/true});
   }
   // Several statements read one snapshot, as one MultiGet does.
   ASSIGN_OR_RETURN(results, Run(statements, statements.size() > 1

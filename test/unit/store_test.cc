@@ -520,5 +520,50 @@ TEST_P(StoreTest, LongKeysSharingLongPrefixesKeepTheirOrder) {
   EXPECT_FALSE(store_->Get(Family::kIndexes, common + std::string(1700, 'b') + "c")->has_value());
 }
 
+// A group of keys sharing their first kilobytes larger than any page a backend reads at once,
+// between short keys, scanned whole in both directions and resumed from inside the group.
+TEST_P(StoreTest, AGroupOfLongKeysLargerThanAPageKeepsItsOrder) {
+  std::string common(1030, 'm');
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1500; ++i) {
+    char tail[8];
+    std::snprintf(tail, sizeof tail, "%05d", (i * 7919) % 1500);  // written out of order
+    keys.push_back(common + tail);
+  }
+  for (int i = 0; i < 700; ++i) {
+    keys.push_back("a" + std::to_string(1000 + i));
+    keys.push_back("z" + std::to_string(1000 + i));
+  }
+  keys.push_back(std::string(1024, 'm'));  // the group's head itself: its smallest key
+  for (size_t from = 0; from < keys.size(); from += 500) {
+    WriteBatch batch(*store_);
+    for (size_t i = from; i < std::min(keys.size(), from + 500); ++i) {
+      batch.Put(Family::kIndexes, keys[i], "v");
+    }
+    ASSERT_TRUE(store_->Write(batch).ok());
+  }
+  std::sort(keys.begin(), keys.end());
+  for (bool reverse : {false, true}) {
+    std::vector<std::string> want = keys;
+    if (reverse) std::reverse(want.begin(), want.end());
+    std::vector<std::string> got;
+    for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", reverse, nullptr);
+         it->Valid(); it->Next()) {
+      got.emplace_back(it->key());
+    }
+    ASSERT_TRUE(got == want) << (reverse ? "backward" : "forward") << ": " << got.size()
+                             << " keys";
+    // Resumed after a key inside the group.
+    const std::string& after = want[1400];
+    got.clear();
+    for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", reverse, &after); it->Valid();
+         it->Next()) {
+      got.emplace_back(it->key());
+    }
+    EXPECT_TRUE(got == std::vector<std::string>(want.begin() + 1401, want.end()))
+        << (reverse ? "backward" : "forward") << " from inside: " << got.size() << " keys";
+  }
+}
+
 }  // namespace
 }  // namespace ttlstore::storage
