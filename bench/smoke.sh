@@ -3,8 +3,9 @@
 # port with a fresh data dir, runs every workload for 1 s with 4 connections, and fails if any
 # workload reports an error or completes no operation. Also checks loadgen's SigV4 signature
 # against botocore's when botocore is installed; then the Tablestore increments, purge and
-# search-index benchmarks at a size of seconds (when the Tablestore SDK is installed). Takes
-# well under 60 s.
+# search-index benchmarks at a size of seconds (when the Tablestore SDK is installed), and
+# bench/backends.py --tiny (RocksDB vs PostgreSQL, when postgresql-15 is installed). Takes
+# about a minute.
 #   TTLSTORE_BIN  ttlstore binary (default build/ttlstore, built with scripts/build.sh if missing)
 #   LOADGEN_BUILD_DIR  where to build the load generator (default build-bench)
 set -euo pipefail
@@ -87,6 +88,22 @@ if [ -d test/tablestore/node_modules/tablestore ]; then
       echo "smoke: FAILED bench/${run%% *}" >&2
     fi
   done
+fi
+# The backends benchmark's PostgreSQL side at a size of seconds (bench/backends.py --tiny:
+# 2000 items, 0.5 s per workload, one TTL wave of 2000 items; about 20 s, most of it the
+# cluster's start and the wave's lead time; RocksDB is what the runs above exercise), when
+# Debian's postgresql-15 and boto3 are installed; it starts and stops its own cluster.
+if [ -x /usr/lib/postgresql/15/bin/initdb ] && python3 -c 'import boto3' 2>/dev/null; then
+  if timeout 120 python3 bench/backends.py --tiny --backends postgresql --waves idle \
+      --ttlstore "$ttlstore" \
+      --loadgen "$loadgen" --out "$work/backends" >"$work/backends.out" 2>&1; then
+    passed=$((passed + 1))
+    grep '^| \(put\|get\|TTL wave\)' "$work/backends.out" || true
+  else
+    failed=$((failed + 1))
+    tail -30 "$work/backends.out" >&2
+    echo "smoke: FAILED bench/backends.py --tiny" >&2
+  fi
 fi
 echo "bench smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,6 +6,8 @@
 #   bash scripts/pg-server.sh stop "$TTLSTORE_PG_DIR"
 #   bash scripts/pg-server.sh halt|resume "$TTLSTORE_PG_DIR"   # outage tests: stop, start again
 #   bash scripts/pg-server.sh crash "$TTLSTORE_PG_DIR"   # kill -9 the postmaster (then: resume)
+#   PG_EXTRA_OPTIONS='-c fsync=on …' bash scripts/pg-server.sh start  # appended to the server's
+#                                     options below (a later -c wins): e.g. bench/backends.py
 # initdb refuses to run as root: as root the cluster is owned and run by the `postgres` user
 # that the Debian package creates.
 set -euo pipefail
@@ -26,7 +28,7 @@ case "${1:-}" in
     # tests kill processes, never the machine, so the OS page cache keeps every written WAL byte.
     # synchronous_commit stays on: a commit's WAL reaches the OS before it is acknowledged, so
     # `crash` (kill -9 of the postmaster) loses no acknowledged write, as on a production server.
-    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=on -c full_page_writes=off" >"$dir/options"
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=on -c full_page_writes=off ${PG_EXTRA_OPTIONS:-}" >"$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U ttlstore ttlstore

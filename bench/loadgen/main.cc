@@ -1,6 +1,7 @@
 // ttlstore-loadgen: drives any DynamoDB endpoint with signed, keep-alive requests and reports
 // throughput, latency percentiles, errors and (given --server-pid) the server's CPU per operation.
 // See BENCHMARKS.md for how the runner uses it.
+#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "engine.h"
@@ -36,6 +38,7 @@ struct Options {
   int scan_limit = 100;
   int timeout_ms = 10000;
   long server_pid = 0;
+  long tree_pid = 0;  // a process tree whose CPU is reported too (a database's postmaster)
   std::string json_out;
   Credentials creds;
   bool sign_only = false;  // print the signed request for --op/--body at --now and exit
@@ -61,6 +64,9 @@ struct Options {
       "  --scan-limit N        Limit of the scan page (100)\n"
       "  --timeout-ms N        per-request timeout, counted as an error (10000)\n"
       "  --server-pid PID      report the server's CPU time per operation and its RSS\n"
+      "  --tree-pid PID        also report the CPU per operation of PID's whole process tree\n"
+      "                        (its live descendants and its reaped children), e.g. the\n"
+      "                        postmaster of the database a server keeps its data in\n"
       "  --json-out FILE       also append each result's JSON line to FILE\n"
       "  --access-key K --secret-key S --region R   SigV4 credentials (env AWS_* or bench/us-east-1)\n"
       "  --sign-only --op OP --body JSON --now EPOCH  print a signed request and exit\n"
@@ -120,6 +126,7 @@ Options ParseArgs(int argc, char** argv) {
     else if (a == "--scan-limit") o.scan_limit = int(ParseUint(v, "--scan-limit"));
     else if (a == "--timeout-ms") o.timeout_ms = int(ParseUint(v, "--timeout-ms"));
     else if (a == "--server-pid") o.server_pid = long(ParseUint(v, "--server-pid"));
+    else if (a == "--tree-pid") o.tree_pid = long(ParseUint(v, "--tree-pid"));
     else if (a == "--json-out") o.json_out = v;
     else if (a == "--access-key") o.creds.access_key = v;
     else if (a == "--secret-key") o.creds.secret_key = v;
@@ -156,6 +163,66 @@ double ProcessCpuUs(long pid) {
     if (field == 15) stime = std::stoull(tok);
   }
   return double(utime + stime) * 1e6 / double(sysconf(_SC_CLK_TCK));
+}
+
+// Fields 4 (ppid), 14-17 (utime, stime, cutime, cstime) of /proc/PID/stat; false if unreadable.
+bool ReadStat(long pid, long* ppid, unsigned long long* self_ticks,
+              unsigned long long* reaped_ticks) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto rp = s.rfind(')');
+  if (rp == std::string::npos || rp + 2 > s.size()) return false;
+  std::istringstream in(s.substr(rp + 2));
+  std::string tok;
+  unsigned long long v[18] = {};
+  for (int field = 3; field <= 17 && in >> tok; ++field) {
+    if (field == 4 || field >= 14) v[field] = std::strtoull(tok.c_str(), nullptr, 10);
+  }
+  *ppid = long(v[4]);
+  *self_ticks = v[14] + v[15];
+  *reaped_ticks = v[16] + v[17];
+  return true;
+}
+
+// utime+stime of PID and of every live descendant, plus the cutime+cstime of PID (its children
+// that exited and were waited for, e.g. a database's finished backends), in microseconds; -1 if
+// PID cannot be read. Descendants' own reaped children count through them, transitively.
+double TreeCpuUs(long root) {
+  std::unordered_map<long, long> parent;
+  std::unordered_map<long, unsigned long long> ticks;
+  unsigned long long root_reaped = 0;
+  bool root_seen = false;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      char* end = nullptr;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (pid <= 0 || *end) continue;
+      long ppid = 0;
+      unsigned long long self = 0, reaped = 0;
+      if (!ReadStat(pid, &ppid, &self, &reaped)) continue;
+      parent[pid] = ppid;
+      ticks[pid] = self + (pid == root ? 0 : reaped);
+      if (pid == root) {
+        root_reaped = reaped;
+        root_seen = true;
+      }
+    }
+    closedir(d);
+  }
+  if (!root_seen) return -1;
+  unsigned long long total = root_reaped;
+  for (const auto& [pid, t] : ticks) {
+    for (long p = pid, hops = 0; p > 0 && hops < 64; ++hops) {
+      if (p == root) {
+        total += t;
+        break;
+      }
+      auto it = parent.find(p);
+      if (it == parent.end()) break;
+      p = it->second;
+    }
+  }
+  return double(total) * 1e6 / double(sysconf(_SC_CLK_TCK));
 }
 
 long ProcessRssKb(long pid) {
@@ -269,10 +336,12 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
   p.kind = Phase::kMeasure;
   p.workload = w;
   double srv0 = o.server_pid ? ProcessCpuUs(o.server_pid) : -1, self0 = SelfCpuUs();
+  double tree0 = o.tree_pid ? TreeCpuUs(o.tree_pid) : -1;
   uint64_t t0 = NowNs();
   p.deadline_ns = t0 + uint64_t(o.duration_s * 1e9);
   Stats st = cl.Run(p);
   double srv1 = o.server_pid ? ProcessCpuUs(o.server_pid) : -1, self1 = SelfCpuUs();
+  double tree1 = o.tree_pid ? TreeCpuUs(o.tree_pid) : -1;
   double elapsed = o.duration_s;  // only completions before the deadline are counted
   st.Merge(warm);                 // warm-up errors count too (its ops were never recorded)
   st.Merge(preload_stats);
@@ -284,6 +353,7 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
   double ops_s = double(st.ops) / elapsed;
   double srv_us = (srv0 >= 0 && srv1 >= 0 && st.ops) ? (srv1 - srv0) / double(st.ops) : -1;
   double cli_us = st.ops ? (self1 - self0) / double(st.ops) : -1;
+  double tree_us = (tree0 >= 0 && tree1 >= 0 && st.ops) ? (tree1 - tree0) / double(st.ops) : -1;
   long rss = o.server_pid ? ProcessRssKb(o.server_pid) : -1;
   uint64_t nerr = st.ErrorCount();
   const char* name = WorkloadName(w);
@@ -299,6 +369,8 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
               st.hist.mean());
   if (srv_us >= 0) std::printf("  server cpu: %.1f us/op (pid %ld, rss %ld kB)\n", srv_us,
                                o.server_pid, rss);
+  if (tree_us >= 0) std::printf("  tree cpu: %.1f us/op (pid %ld and its descendants)\n", tree_us,
+                                o.tree_pid);
   std::printf("  client cpu: %.1f us/op\n", cli_us);
   if (nerr) std::printf("  ERRORS: %llu (%s)\n", (unsigned long long)nerr, FormatErrors(st).c_str());
   else std::printf("  errors: none\n");
@@ -323,7 +395,8 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
     std::snprintf(b, sizeof b, "%.2f", v);
     return std::string(b);
   };
-  json += "\"server_cpu_us_per_op\":" + num(srv_us) + ",\"client_cpu_us_per_op\":" + num(cli_us) +
+  json += "\"server_cpu_us_per_op\":" + num(srv_us) + ",\"tree_cpu_us_per_op\":" + num(tree_us) +
+          ",\"client_cpu_us_per_op\":" + num(cli_us) +
           ",\"server_rss_kb\":" + (rss >= 0 ? std::to_string(rss) : "null") +
           ",\"preload_items\":" + std::to_string(preload_stats.items) +
           ",\"preload_s\":" + num(preload_s) + ",\"error_count\":" + std::to_string(nerr) +

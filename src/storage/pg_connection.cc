@@ -45,6 +45,21 @@ std::string PgInt32(int32_t v) {
   return out;
 }
 
+std::string PgByteaArray(const std::vector<std::string>& items) {
+  constexpr uint32_t kByteaOid = 17;
+  std::string out;
+  PutFixed32BE(&out, 1);          // dimensions
+  PutFixed32BE(&out, 0);          // no nulls
+  PutFixed32BE(&out, kByteaOid);  // element type
+  PutFixed32BE(&out, static_cast<uint32_t>(items.size()));
+  PutFixed32BE(&out, 1);  // lower bound
+  for (const auto& item : items) {
+    PutFixed32BE(&out, static_cast<uint32_t>(item.size()));
+    out += item;
+  }
+  return out;
+}
+
 std::string PgInt16(int16_t v) {
   auto u = static_cast<uint16_t>(v);
   return std::string{static_cast<char>(u >> 8), static_cast<char>(u & 0xff)};
@@ -116,8 +131,10 @@ void PgConnection::Recover() {
   if (ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR) PQclear(PQexec(conn_, "ROLLBACK"));
 }
 
-bool PgConnection::Collect(size_t expected, std::vector<PgRows>* results, PgError* error) {
+bool PgConnection::Collect(size_t expected, std::vector<PgRows>* results,
+                           std::vector<bool>* succeeded, PgError* error) {
   bool ok = true;
+  succeeded->assign(expected, false);
   for (size_t i = 0; i < expected; ++i) {
     PGresult* res = PQgetResult(conn_);
     if (res == nullptr) {
@@ -126,6 +143,7 @@ bool PgConnection::Collect(size_t expected, std::vector<PgRows>* results, PgErro
     }
     ExecStatusType st = PQresultStatus(res);
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+      (*succeeded)[i] = true;
       if (results) {
         PgRows rows;
         int n = PQntuples(res), cols = PQnfields(res);
@@ -175,6 +193,11 @@ bool PgConnection::Run(const std::vector<PgStatement>& statements, const char* b
     return false;
   }
   size_t sent = 0;
+  // Statements prepared by this pipeline: result slot of the Parse -> (SQL, name). A name is
+  // recorded as prepared only once its Parse succeeded (one after an error in the same pipeline
+  // is skipped by the server, and will be prepared again next time).
+  std::vector<std::pair<size_t, std::pair<const std::string*, std::string>>> preparing;
+  std::vector<bool> is_prepare;
   auto send = [&](const PgStatement& s) {
     std::vector<const char*> values(s.params.size());
     std::vector<int> lengths(s.params.size()), formats(s.params.size(), 1);
@@ -184,18 +207,44 @@ bool PgConnection::Run(const std::vector<PgStatement>& statements, const char* b
         lengths[i] = static_cast<int>(s.params[i]->size());
       }
     }
-    if (PQsendQueryParams(conn_, s.sql.c_str(), static_cast<int>(s.params.size()), nullptr,
-                          values.data(), lengths.data(), formats.data(), /*resultFormat=*/1) != 1) {
-      return false;
+    const int n = static_cast<int>(s.params.size());
+    if (!s.prepared) {
+      if (PQsendQueryParams(conn_, s.sql.c_str(), n, nullptr, values.data(), lengths.data(),
+                            formats.data(), /*resultFormat=*/1) != 1) {
+        return false;
+      }
+    } else {
+      std::string name;
+      if (auto it = prepared_.find(s.sql); it != prepared_.end()) {
+        name = it->second;
+      } else {
+        for (const auto& p : preparing) {
+          if (*p.second.first == s.sql) name = p.second.second;
+        }
+        if (name.empty()) {
+          name = "t" + std::to_string(prepared_.size() + preparing.size() + 1);
+          if (PQsendPrepare(conn_, name.c_str(), s.sql.c_str(), n, nullptr) != 1) return false;
+          preparing.push_back({sent++, {&s.sql, name}});
+          is_prepare.push_back(true);
+        }
+      }
+      if (PQsendQueryPrepared(conn_, name.c_str(), n, values.data(), lengths.data(),
+                              formats.data(), /*resultFormat=*/1) != 1) {
+        return false;
+      }
     }
     ++sent;
+    is_prepare.push_back(false);
     return true;
   };
+  static const std::string kCommit = "COMMIT";
   bool ok = true;
   const bool transaction = begin != nullptr;
-  if (transaction) ok = send({begin, {}});
+  const PgStatement begin_statement{begin ? begin : "", {}, true};
+  const PgStatement commit_statement{kCommit, {}, true};
+  if (transaction) ok = send(begin_statement);
   for (size_t i = 0; ok && i < statements.size(); ++i) ok = send(statements[i]);
-  if (ok && transaction) ok = send({"COMMIT", {}});
+  if (ok && transaction) ok = send(commit_statement);
   if (ok) ok = PQpipelineSync(conn_) == 1;
   if (!ok) {
     *error = ErrorOf(nullptr);
@@ -203,16 +252,26 @@ bool PgConnection::Run(const std::vector<PgStatement>& statements, const char* b
     return false;
   }
   std::vector<PgRows> all;
-  ok = Collect(sent, &all, error);
+  std::vector<bool> succeeded;
+  ok = Collect(sent, &all, &succeeded, error);
+  for (const auto& [slot, what] : preparing) {
+    if (slot < succeeded.size() && succeeded[slot]) prepared_.emplace(*what.first, what.second);
+  }
   if (ok) PQexitPipelineMode(conn_);
   if (!ok) {
     Recover();
     return false;
   }
   if (results) {
+    // `all` holds a result per sent message, Parses included: keep the statements' own.
+    std::vector<PgRows> own;
+    own.reserve(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (!is_prepare[i]) own.push_back(std::move(all[i]));
+    }
     size_t first = transaction ? 1 : 0;
     for (size_t i = first; i < first + statements.size(); ++i) {
-      results->push_back(std::move(all[i]));
+      results->push_back(std::move(own[i]));
     }
   }
   return true;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
@@ -23,10 +24,16 @@ struct pg_result;
 namespace ttlstore::storage {
 
 // One statement: SQL text with $1..$n and its parameters, each bytes sent in binary format
-// (bytea as is, bigint/integer as big-endian), or null.
+// (bytea as is, bigint/integer as big-endian), or null. A `prepared` statement is parsed once per
+// connection (a named prepared statement, created in the same pipeline as its first use) and
+// then only bound and executed; PostgreSQL may then plan it once for every parameter value (a
+// generic plan). So only statements whose best plan does not depend on the values should be
+// prepared: point reads and writes by the whole primary key, not range scans (whose ORDER BY
+// plan depends on how many rows the range holds).
 struct PgStatement {
   std::string sql;
   std::vector<std::optional<std::string>> params;
+  bool prepared = false;
 };
 
 // The rows of one statement's result, binary format: rows[r][c], nullopt for NULL.
@@ -75,11 +82,15 @@ class PgConnection {
 
  private:
   explicit PgConnection(pg_conn* conn) : conn_(conn) {}
-  bool Collect(size_t expected, std::vector<PgRows>* results, PgError* error);
+  // Reads `expected` results and the pipeline's sync; ok[i] tells whether result i succeeded.
+  bool Collect(size_t expected, std::vector<PgRows>* results, std::vector<bool>* ok,
+               PgError* error);
   void Recover();
   PgError ErrorOf(const pg_result* res) const;
 
   pg_conn* conn_ = nullptr;
+  // The statements prepared on this connection: SQL text -> statement name.
+  std::unordered_map<std::string, std::string> prepared_;
 };
 
 class PgPool {
@@ -129,5 +140,8 @@ std::string PgInt64(int64_t v);
 std::string PgInt32(int32_t v);
 std::string PgInt16(int16_t v);
 bool PgDecodeInt64(std::string_view bytes, int64_t* v);
+// A one-dimensional bytea[] without nulls in the binary array format, for `= ANY($n::bytea[])`:
+// one parameter (and one prepared statement) for any number of keys.
+std::string PgByteaArray(const std::vector<std::string>& items);
 
 }  // namespace ttlstore::storage

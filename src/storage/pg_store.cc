@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -31,8 +32,11 @@ constexpr int kMaxAttempts = 8;
 // Rows fetched by a scan's first statement, and per page after it.
 constexpr size_t kFirstPage = 128;
 constexpr size_t kPage = 512;
-// Keys per statement of GetItems.
+// Keys per statement of GetItems, and per point-delete statement of a batch. Point statements (by the whole primary key) are prepared once
+// per connection (PgStatement::prepared); range scans and deletes are not, so that each is
+// planned for its own bounds.
 constexpr size_t kKeysPerStatement = 256;
+constexpr size_t kDeletesPerStatement = 256;
 // Connections open at most (PostgreSQL's default max_connections is 100).
 constexpr size_t kMaxConnections = 48;
 
@@ -52,6 +56,16 @@ int RandomShard() {
   return static_cast<int>(rng() % kStatsShards);
 }
 
+// A batch as SQL statements, in the order of the writes, with two reductions that keep the
+// statement count (each one parsed, planned and executed by the server) low for big batches
+// such as the TTL sweeper's:
+// - the stats additions of the batch are summed per key and written at the end, one statement
+//   per key (their order among themselves does not matter, and nothing else reads the stats
+//   table within the batch); a stats value set outright or deleted first writes those pending;
+// - consecutive point deletes of one space become one `DELETE … WHERE h = ANY($1) AND d = ''`
+//   of up to kDeletesPerStatement keys (deletes of different keys commute; any other write ends
+//   the run, so a delete and a later put of one key keep their order; a key longer than a head
+//   is deleted by itself).
 class PgSink final : public BatchSink {
  public:
   void Put(Space space, std::string_view key, std::string_view value) override {
@@ -64,49 +78,111 @@ class PgSink final : public BatchSink {
       AddStats(key, static_cast<int64_t>(items), static_cast<int64_t>(bytes));
       return;
     }
-    statements_.push_back({"INSERT INTO " + Table(space) +
-                               " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
-                               "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
-                           {Head(key), Digest(key), std::string(key), std::string(value)}});
+    Push({"INSERT INTO " + Table(space) +
+              " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
+              "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
+          {Head(key), Digest(key), std::string(key), std::string(value)},
+          /*prepared=*/true});
   }
   void Delete(Space space, std::string_view key) override {
     if (space == Space::kStats) {
-      statements_.push_back(
-          {"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}});
+      FlushStats();
+      Push({"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}, true});
       return;
     }
-    statements_.push_back({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
-                           {Head(key), Digest(key)}});
+    if (key.size() > kPgKeyHeadBytes) {  // a long key (rare): by itself
+      Push({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
+            {Head(key), Digest(key)}, /*prepared=*/true});
+      return;
+    }
+    if (run_ && run_space_ == space && run_keys_.size() < kDeletesPerStatement) {
+      run_keys_.emplace_back(key);
+      return;
+    }
+    Push({"", {}});
+    run_ = true;
+    run_space_ = space;
+    run_keys_.assign(1, std::string(key));
   }
   void DeleteRange(Space space, std::string_view begin, std::string_view end) override {
     if (space == Space::kStats) {
-      statements_.push_back({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
-                             {std::string(begin), std::string(end)}});
+      FlushStats();
+      Push({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
+            {std::string(begin), std::string(end)}});
       return;
     }
     // Every key in range has a head in [head(begin), head(end)]: the index bounds the scan.
-    statements_.push_back({"DELETE FROM " + Table(space) +
-                               " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND "
-                               "k < $4::bytea",
-                           {Head(begin), Head(end), std::string(begin), std::string(end)}});
+    Push({"DELETE FROM " + Table(space) +
+              " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea",
+          {Head(begin), Head(end), std::string(begin), std::string(end)}});
   }
   void AddStats(std::string_view key, int64_t items, int64_t bytes) override {
-    statements_.push_back(
-        {"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
-         "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
-         "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
-         {std::string(key), PgInt32(RandomShard()), PgInt64(items), PgInt64(bytes)}});
+    auto& sum = pending_stats_[std::string(key)];
+    sum.first += items;
+    sum.second += bytes;
   }
-  const std::vector<PgStatement>& statements() const { return statements_; }
+  // The batch's statements; writes the pending stats additions first. Called once, at commit.
+  const std::vector<PgStatement>& Finish() {
+    CloseRun();
+    FlushStats();
+    return statements_;
+  }
 
  private:
+  void Push(PgStatement statement) {
+    CloseRun();
+    statements_.push_back(std::move(statement));
+  }
+  // Gives the open run of point deletes (keys no longer than a head, so d is empty) its
+  // statement: one key by the point statement, several by `h = ANY(array)`. Both are prepared:
+  // the array is one parameter whatever the count, planned as one index scan.
+  void CloseRun() {
+    if (!run_) return;
+    run_ = false;
+    PgStatement& s = statements_.back();
+    s.prepared = true;
+    if (run_keys_.size() == 1) {
+      s.sql = "DELETE FROM " + Table(run_space_) + " WHERE h = $1::bytea AND d = $2::bytea";
+      s.params = {run_keys_[0], std::string()};
+    } else {
+      s.sql = "DELETE FROM " + Table(run_space_) +
+              " WHERE h = ANY($1::bytea[]) AND d = ''::bytea";
+      s.params = {PgByteaArray(run_keys_)};
+    }
+    run_keys_.clear();
+  }
+  void FlushStats() {
+    for (const auto& [key, sum] : pending_stats_) {  // in key order: rows locked in one order
+      if (sum.first == 0 && sum.second == 0) continue;
+      Push({"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
+            "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
+            "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
+            {key, PgInt32(RandomShard()), PgInt64(sum.first), PgInt64(sum.second)},
+            /*prepared=*/true});
+    }
+    pending_stats_.clear();
+  }
+
   std::vector<PgStatement> statements_;
+  std::map<std::string, std::pair<int64_t, int64_t>> pending_stats_;
+  bool run_ = false;  // statements_.back() stands for the run of point deletes run_keys_
+  Space run_space_ = Space::kItems;
+  std::vector<std::string> run_keys_;
 };
 
 // A scan: the first rows in one statement (a scan that fits is one round trip and one view of
 // the data); a longer scan starts over inside a REPEATABLE READ transaction, whose snapshot every
 // page then reads, so the whole scan sees one consistent view as the interface promises. The
 // connection is held until the range is exhausted or the iterator is destroyed.
+//
+// Pages are read in primary-key order, `ORDER BY h, d`, which the index gives as it is: so the
+// plan is an index scan that stops after the page whatever the planner believes about the range
+// (an `ORDER BY h, k` needs a sort, and with statistics that lag behind fresh rows, such as a
+// TTL wave's expiry entries, PostgreSQL chose to sort the whole range for every page). (h, d)
+// order is key order except among keys longer than kPgKeyHeadBytes that share their head, which
+// come in digest order: such a group of equal heads is sorted by key here when a page holds it
+// whole, and read alone by `h = head ORDER BY k` pages (a sort of that group only) when a page
+// ends inside it.
 class PgIterator final : public ItemIterator {
  public:
   PgIterator(const PgStore& store, Space space, std::string lower, std::string upper,
@@ -122,27 +198,42 @@ class PgIterator final : public ItemIterator {
   bool Valid() const override { return status_.ok() && pos_ < rows_.size(); }
   void Next() override {
     ++pos_;
-    if (pos_ >= rows_.size() && !exhausted_) FetchPage(kPage);
+    if (pos_ >= rows_.size()) FetchPages();
   }
   std::string_view key() const override { return *rows_[pos_][0]; }
   std::string_view value() const override { return *rows_[pos_][1]; }
   Status status() const override { return status_; }
 
  private:
-  // Keys in [lower, upper) past after_, by (h, k), which is key order: the heads bound the
-  // index range, k decides the rest.
+  // Whether two keys fall in one group of equal heads (only keys of at least
+  // kPgKeyHeadBytes can share a head with another key).
+  static bool SameHead(std::string_view a, std::string_view b) {
+    return a.size() >= kPgKeyHeadBytes && b.size() >= kPgKeyHeadBytes &&
+           a.substr(0, kPgKeyHeadBytes) == b.substr(0, kPgKeyHeadBytes);
+  }
+
+  // Keys in [lower, upper) past the cursors: after_ (a key), past_head_ (a whole group of
+  // heads), or inside the group group_ only.
   PgStatement PageQuery(size_t limit) const {
     PgStatement s;
     s.sql = "SELECT k, v FROM " + table_ +
             " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea";
     s.params = {Head(lower_), Head(upper_), lower_, upper_};
+    auto param = [&s](std::string value) {
+      s.params.push_back(std::move(value));
+      return "$" + std::to_string(s.params.size()) + "::bytea";
+    };
+    if (in_group_) s.sql += " AND h = " + param(group_);
+    if (has_past_head_) s.sql += (reverse_ ? " AND h < " : " AND h > ") + param(past_head_);
     if (has_after_) {
-      s.sql += reverse_ ? " AND h <= $5::bytea AND k < $6::bytea"
-                        : " AND h >= $5::bytea AND k > $6::bytea";
-      s.params.push_back(Head(after_));
-      s.params.push_back(after_);
+      if (!in_group_) s.sql += (reverse_ ? " AND h <= " : " AND h >= ") + param(Head(after_));
+      s.sql += (reverse_ ? " AND k < " : " AND k > ") + param(after_);
     }
-    s.sql += reverse_ ? " ORDER BY h DESC, k DESC" : " ORDER BY h, k";
+    if (in_group_) {
+      s.sql += reverse_ ? " ORDER BY k DESC" : " ORDER BY k";
+    } else {
+      s.sql += reverse_ ? " ORDER BY h DESC, d DESC" : " ORDER BY h, d";
+    }
     s.sql += " LIMIT " + std::to_string(limit);
     return s;
   }
@@ -177,21 +268,26 @@ class PgIterator final : public ItemIterator {
       return;
     }
     Take(std::move(results[1]), kPage);
+    if (rows_.empty()) FetchPages();
   }
 
-  void FetchPage(size_t limit) {
-    if (!lease_) {
-      exhausted_ = true;
-      return;
+  // Reads pages until one has rows or the range is exhausted (a page can be empty when its rows
+  // all belonged to a group read next by itself).
+  void FetchPages() {
+    while (pos_ >= rows_.size() && !exhausted_ && status_.ok()) {
+      if (!lease_) {
+        exhausted_ = true;
+        return;
+      }
+      PgError error;
+      PgRows rows;
+      if (!(*lease_)->Exec(PageQuery(kPage), &rows, &error)) {
+        status_ = PgStoreError(error, "scan failed");
+        Finish();
+        return;
+      }
+      Take(std::move(rows), kPage);
     }
-    PgError error;
-    PgRows rows;
-    if (!(*lease_)->Exec(PageQuery(limit), &rows, &error)) {
-      status_ = PgStoreError(error, "scan failed");
-      Finish();
-      return;
-    }
-    Take(std::move(rows), limit);
   }
 
   void Take(PgRows rows, size_t limit) {
@@ -201,15 +297,60 @@ class PgIterator final : public ItemIterator {
       if (!r[0] || !r[1]) {
         status_ = Error::Internal("scan of " + table_ + " returned a null key or value");
         rows_.clear();
-        break;
+        Finish();
+        return;
       }
     }
-    if (rows_.size() < limit) {
+    const bool full = rows_.size() >= limit;
+    const bool was_group = in_group_;
+    if (in_group_) {
+      // Rows of one group, in key order already.
+      if (full) {
+        after_ = *rows_.back()[0];
+        has_after_ = true;
+      } else {
+        // The group is done: on past it, in (h, d) order.
+        in_group_ = false;
+        past_head_ = std::move(group_);
+        has_past_head_ = true;
+        has_after_ = false;
+      }
+    } else if (full) {
+      std::string last = *rows_.back()[0];
+      if (last.size() >= kPgKeyHeadBytes) {
+        // The page may end inside a group: drop its rows, read the group by itself next.
+        while (!rows_.empty() && SameHead(*rows_.back()[0], last)) rows_.pop_back();
+        in_group_ = true;
+        group_ = Head(last);
+        // after_ stays (it bounds the first group of the scan, and is below every later one).
+      } else {
+        past_head_ = std::move(last);  // a key this short is its own head, alone in its group
+        has_past_head_ = true;
+        has_after_ = false;
+      }
+    }
+    if (was_group) return;  // a group's page came in key order; the range goes on past it
+    SortGroups();
+    if (!full) {
       exhausted_ = true;
       Finish();
-    } else {
-      after_ = *rows_.back()[0];
-      has_after_ = true;
+    }
+  }
+
+  // Puts each run of rows sharing a head (keys longer than the head, in digest order) in key
+  // order.
+  void SortGroups() {
+    for (size_t i = 0; i < rows_.size();) {
+      size_t j = i + 1;
+      while (j < rows_.size() && SameHead(*rows_[i][0], *rows_[j][0])) ++j;
+      if (j - i > 1) {
+        auto by_key = [this](const auto& a, const auto& b) {
+          return reverse_ ? *a[0] > *b[0] : *a[0] < *b[0];
+        };
+        std::sort(rows_.begin() + static_cast<std::ptrdiff_t>(i),
+                  rows_.begin() + static_cast<std::ptrdiff_t>(j), by_key);
+      }
+      i = j;
     }
   }
 
@@ -224,8 +365,12 @@ class PgIterator final : public ItemIterator {
   const std::string table_;
   const std::string lower_, upper_;
   const bool reverse_;
-  std::string after_;
+  std::string after_;  // rows past this key only
   bool has_after_ = false;
+  std::string past_head_;  // rows past this head only
+  bool has_past_head_ = false;
+  std::string group_;  // rows of this head only, read by key
+  bool in_group_ = false;
   std::optional<PgPool::Lease> lease_;  // while a multi-page scan's transaction is open
   std::vector<std::vector<std::optional<std::string>>> rows_;
   size_t pos_ = 0;
@@ -283,7 +428,7 @@ Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& stateme
 std::unique_ptr<BatchSink> PgStore::NewSink() const { return std::make_unique<PgSink>(); }
 
 Status PgStore::Commit(BatchSink& sink) {
-  const auto& statements = static_cast<PgSink&>(sink).statements();
+  const auto& statements = static_cast<PgSink&>(sink).Finish();
   if (statements.empty()) return Status::Ok();
   auto done = Run(statements, "BEGIN");
   if (!done) {
@@ -296,7 +441,7 @@ Status PgStore::Commit(BatchSink& sink) {
 Result<std::optional<std::string>> PgStore::GetIn(Space space, std::string_view key) const {
   ASSIGN_OR_RETURN(results, Run({{"SELECT v FROM " + Table(space) +
                                       " WHERE h = $1::bytea AND d = $2::bytea",
-                                  {Head(key), Digest(key)}}},
+                                  {Head(key), Digest(key)}, /*prepared=*/true}},
                                 nullptr));
   if (results[0].rows.empty()) return std::optional<std::string>();
   return std::optional<std::string>(results[0].rows[0][0].value_or(""));
@@ -307,11 +452,18 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
   std::vector<std::optional<std::string>> out(keys.size());
   if (keys.empty()) return out;
   std::unordered_map<std::string_view, std::vector<size_t>> where;
+  // Keys no longer than a head (nearly all) by `h = ANY(array)`: one prepared statement, one
+  // index scan, whatever the count; longer keys by (h, d) pairs.
+  std::vector<std::string> short_keys;
   std::vector<PgStatement> statements;
   for (size_t i = 0; i < keys.size(); ++i) {
     auto& slots = where[keys[i]];
     slots.push_back(i);
     if (slots.size() > 1) continue;  // asked already
+    if (keys[i].size() <= kPgKeyHeadBytes) {
+      short_keys.push_back(keys[i]);
+      continue;
+    }
     if (statements.empty() || statements.back().params.size() == 2 * kKeysPerStatement) {
       statements.push_back({"", {}});
     }
@@ -325,6 +477,11 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
                "::bytea)";
     }
     s.sql += ")";
+  }
+  if (!short_keys.empty()) {
+    statements.push_back({"SELECT k, v FROM ttlstore_items WHERE h = ANY($1::bytea[]) AND "
+                          "d = ''::bytea",
+                          {PgByteaArray(short_keys)}, /*prepared=*/true});
   }
   // Several statements read one snapshot, as one MultiGet does.
   ASSIGN_OR_RETURN(results, Run(statements, statements.size() > 1
@@ -378,7 +535,7 @@ Result<uint32_t> PgStore::AllocateTableId() {
 Result<TableStats> PgStore::ReadStats(std::string_view key) const {
   ASSIGN_OR_RETURN(results, Run({{"SELECT COALESCE(SUM(items), 0)::bigint, COALESCE(SUM(bytes), "
                                   "0)::bigint FROM ttlstore_stats WHERE k = $1::bytea",
-                                  {std::string(key)}}},
+                                  {std::string(key)}, /*prepared=*/true}},
                                 nullptr));
   TableStats stats;
   const auto& row = results[0].rows.at(0);

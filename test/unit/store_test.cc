@@ -401,6 +401,42 @@ TEST_P(StoreTest, BatchWritesApplyInOrderAndRangeDeletesAreHalfOpen) {
   EXPECT_EQ(store_->Get(Family::kSequences, odd)->value_or(""), value);
 }
 
+// A big batch (the TTL sweeper's: hundreds of deletes and stats changes) keeps the order of
+// its writes per key however a backend groups them: runs of deletes between puts, deletes of
+// keys that are absent, stats additions and removals of one key in one batch.
+TEST_P(StoreTest, ABigBatchKeepsTheOrderOfItsWritesPerKey) {
+  WriteBatch setup(*store_);
+  for (int i = 0; i < 600; ++i) setup.Put(Family::kRows, "k" + std::to_string(i), "old");
+  ASSERT_TRUE(store_->Write(setup).ok());
+  WriteBatch batch(*store_);
+  for (int i = 0; i < 600; ++i) batch.Delete(Family::kRows, "k" + std::to_string(i));
+  batch.Delete(Family::kRows, "absent");
+  batch.Put(Family::kRows, "k7", "new");      // after its delete: present
+  batch.Delete(Family::kRows, "k8");          // deleted twice: absent
+  batch.Put(Family::kRows, "k9", "put");
+  batch.Delete(Family::kRows, "k9");          // put then deleted: absent
+  batch.Delete(Family::kPurge, "k10");        // another space's key of the same name
+  batch.AddStats(9, 5, 50);
+  batch.AddIndexStats(9, 1, 3, 30);
+  batch.DeleteIndexStats(9, 1);               // the index's additions so far are gone
+  batch.AddIndexStats(9, 1, 1, 10);
+  batch.AddStats(9, -2, -20);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  EXPECT_EQ(store_->Get(Family::kRows, "k7")->value_or(""), "new");
+  for (const char* gone : {"k0", "k8", "k9", "k10", "k599"}) {
+    EXPECT_FALSE(store_->Get(Family::kRows, gone)->has_value()) << gone;
+  }
+  size_t left = 0;
+  for (auto it = store_->ScanFamily(Family::kRows, "k", "l", false, nullptr); it->Valid(); it->Next()) {
+    ++left;
+  }
+  EXPECT_EQ(left, 1u);
+  EXPECT_EQ(store_->GetStats(9)->item_count, 3);
+  EXPECT_EQ(store_->GetStats(9)->size_bytes, 30);
+  EXPECT_EQ(store_->GetIndexStats(9, 1)->item_count, 1);
+  EXPECT_EQ(store_->GetIndexStats(9, 1)->size_bytes, 10);
+}
+
 // Stats added by many writers at once sum exactly; the expiry index and its committed-entry
 // announcement work the same on every backend.
 TEST_P(StoreTest, ConcurrentStatsAdditionsSumAndExpiryIsAnnounced) {
@@ -482,6 +518,51 @@ TEST_P(StoreTest, LongKeysSharingLongPrefixesKeepTheirOrder) {
   del.Delete(Family::kIndexes, common + std::string(1700, 'b') + "c");
   ASSERT_TRUE(store_->Write(del).ok());
   EXPECT_FALSE(store_->Get(Family::kIndexes, common + std::string(1700, 'b') + "c")->has_value());
+}
+
+// A group of keys sharing their first kilobytes larger than any page a backend reads at once,
+// between short keys, scanned whole in both directions and resumed from inside the group.
+TEST_P(StoreTest, AGroupOfLongKeysLargerThanAPageKeepsItsOrder) {
+  std::string common(1030, 'm');
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1500; ++i) {
+    char tail[8];
+    std::snprintf(tail, sizeof tail, "%05d", (i * 7919) % 1500);  // written out of order
+    keys.push_back(common + tail);
+  }
+  for (int i = 0; i < 700; ++i) {
+    keys.push_back("a" + std::to_string(1000 + i));
+    keys.push_back("z" + std::to_string(1000 + i));
+  }
+  keys.push_back(std::string(1024, 'm'));  // the group's head itself: its smallest key
+  for (size_t from = 0; from < keys.size(); from += 500) {
+    WriteBatch batch(*store_);
+    for (size_t i = from; i < std::min(keys.size(), from + 500); ++i) {
+      batch.Put(Family::kIndexes, keys[i], "v");
+    }
+    ASSERT_TRUE(store_->Write(batch).ok());
+  }
+  std::sort(keys.begin(), keys.end());
+  for (bool reverse : {false, true}) {
+    std::vector<std::string> want = keys;
+    if (reverse) std::reverse(want.begin(), want.end());
+    std::vector<std::string> got;
+    for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", reverse, nullptr);
+         it->Valid(); it->Next()) {
+      got.emplace_back(it->key());
+    }
+    ASSERT_TRUE(got == want) << (reverse ? "backward" : "forward") << ": " << got.size()
+                             << " keys";
+    // Resumed after a key inside the group.
+    const std::string& after = want[1400];
+    got.clear();
+    for (auto it = store_->ScanFamily(Family::kIndexes, "", "zz", reverse, &after); it->Valid();
+         it->Next()) {
+      got.emplace_back(it->key());
+    }
+    EXPECT_TRUE(got == std::vector<std::string>(want.begin() + 1401, want.end()))
+        << (reverse ? "backward" : "forward") << " from inside: " << got.size() << " keys";
+  }
 }
 
 }  // namespace
