@@ -44,7 +44,7 @@
 
 namespace {
 
-// Serving threads under --sync when --threads is not given (see Serve).
+// Serving threads under --sync or --storage when --threads is not given (see Serve).
 constexpr int kSyncServingThreads = 32;
 
 struct ServeFlags {
@@ -132,6 +132,12 @@ int Serve(const ServeFlags& flags) {
   // write stays invisible until its group's fsync is done. So more threads, mostly asleep in
   // fsync, is what lets one fsync carry many writes (BENCHMARKS.md, "--sync").
   if (flags.sync && flags.server.threads == 0) effective.server.threads = kSyncServingThreads;
+  // On PostgreSQL a serving thread waits for each round trip to the database: one thread per
+  // core would leave the cores idle (BENCHMARKS.md, "Storage backends": put 0.6k ops/s with 2
+  // threads, 0.9k with 32).
+  if (!flags.storage.empty() && flags.server.threads == 0) {
+    effective.server.threads = kSyncServingThreads;
+  }
   if (credentials) {
     sigv4.emplace(*credentials);
     effective.server.sigv4 = &*sigv4;
@@ -393,8 +399,9 @@ int main(int argc, char** argv) {
                   "loss; slower). Without it, writes survive a process crash.");
   serve->add_option("--threads", flags.server.threads,
                     "Threads serving connections (default: 0 = one per CPU the process may run "
-                    "on; with --sync, " +
-                        std::to_string(kSyncServingThreads) + ", so that writes share fsyncs)");
+                    "on; with --sync or --storage, " +
+                        std::to_string(kSyncServingThreads) +
+                        ", so that writes share fsyncs or wait for the database together)");
   serve->add_option("--idle-timeout-seconds", flags.server.idle_timeout_seconds,
                     "Close a keep-alive connection after this long without a request (default: 300)")
       ->check(CLI::Range(1, 86400));
