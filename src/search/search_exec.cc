@@ -185,7 +185,13 @@ KnnRunner MakeKnnRunner(const model::SearchIndexMeta& index, const model::Tables
     std::optional<std::vector<vector::Neighbor>> nearest;
     std::shared_ptr<vector::VectorIndex> graph = ctx.graphs ? ctx.graphs->Graph(spec.slot) : nullptr;
     if (graph) {
-      size_t matches = CountMatches(db, alive, ctx.exact_up_to + 1);
+      // With no filter but the TTL, every document counts: Xapian's estimate of a value range
+      // can be far too low (it made a 50% TTL set look like 2.5%), and the graph's predicate
+      // walks through the expired nodes anyway. A real filter's count is exact up to the switch
+      // point and Xapian's term-based estimate above it.
+      size_t matches = filter.get_type() == Xapian::Query::LEAF_MATCH_ALL
+                           ? size_t(db.get_doccount())
+                           : CountMatches(db, alive, ctx.exact_up_to + 1);
       vector::KnnPlan plan = vector::PlanKnn(matches, graph->size(), spec.k, ctx.exact_up_to);
       if (!plan.exact) {
         // num_candidates ([top_k, 1000]) widens the graph's candidate list, never narrows it.

@@ -119,9 +119,10 @@ void IndexGraphs::LoadAll(std::string path) {
       out.push_back(std::move(graph));
     }
   } catch (const std::exception& e) {
-    // Left unpublished: queries rank exactly; the next open (restart) tries again.
+    // Left unpublished (Poll sees no graphs): queries rank exactly; the next open (a restart)
+    // tries again.
     spdlog::error("event=vector_graph_load_failed index_id={} message=\"{}\"", index_id_, e.what());
-    return;
+    out.clear();
   }
   std::lock_guard lock(mu_);
   loaded_ = std::move(out);
@@ -165,15 +166,16 @@ bool IndexGraphs::Poll(const Xapian::Database& writer) {
     std::vector<std::shared_ptr<vector::VectorIndex>> loaded;
     {
       std::lock_guard lock(mu_);
-      if (!load_done_) {
-        if (!loader_.joinable()) return false;
-        return false;
-      }
+      if (!load_done_) return false;
       loaded = std::move(loaded_);
       load_done_ = false;
     }
     loader_.join();
     loading_ = false;
+    if (loaded.size() != fields_.size()) {  // the load failed (logged): no graphs, exact ranking
+      pending_.clear();
+      return false;
+    }
     graphs_ = std::move(loaded);
     Apply(writer, std::vector<Xapian::docid>(pending_.begin(), pending_.end()));
     pending_.clear();
