@@ -17,6 +17,8 @@
 #include <xapian.h>
 
 #include "search/search_engine.h"
+#include "search/vector_graphs.h"
+#include "vector/graph_registry.h"
 
 namespace ttlstore::search {
 
@@ -32,6 +34,8 @@ struct OpenIndex {
   uint32_t table_id = 0;
   std::string path;
   std::unique_ptr<Xapian::WritableDatabase> writer;  // background thread only
+  // The graphs of its Vector fields (null: none), set when opened (search/vector_graphs.h).
+  std::unique_ptr<IndexGraphs> graphs;
 
   std::mutex readers_mu;
   std::vector<std::unique_ptr<Xapian::Database>> readers;  // GUARDED_BY(readers_mu)
@@ -47,6 +51,13 @@ struct SearchEngine::Impl {
   ops::TableCatalog& catalog;
   std::string dir;
   const Clock& clock;
+
+  // The vector graphs (IndexGraphs publish there) and KNN's switch to exact ranking.
+  vector::GraphRegistry own_registry;
+  vector::GraphRegistry* registry = &own_registry;
+  size_t knn_exact_up_to = 0;
+  std::atomic<uint64_t> knn_graph_queries{0};
+  std::atomic<uint64_t> knn_exact_queries{0};
 
   mutable std::shared_mutex mu;
   std::map<uint32_t, std::shared_ptr<OpenIndex>> indexes;  // GUARDED_BY(mu), by index id
@@ -94,6 +105,8 @@ struct SearchEngine::Impl {
   bool ApplyQueue(uint32_t table_id);
   bool BuildChunk(const std::string& table_name, uint32_t table_id, uint32_t index_id);
   void Purge();
+  // Each index's graphs: publishes finished loads, compacts; when `idle`, checkpoints.
+  void PollGraphs(bool idle);
   // The splits ComputeSplits gives `index` now (one per kDocsPerSplit documents, at least 1).
   int32_t SplitsOf(const model::SearchIndexMeta& index);
 };

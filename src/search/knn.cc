@@ -5,6 +5,9 @@
 #include <cstring>
 #include <queue>
 
+#include "search/terms.h"
+#include "vector/knn_plan.h"
+
 namespace ttlstore::search {
 namespace {
 
@@ -129,6 +132,75 @@ std::vector<vector::Neighbor> NearestDocuments(const Xapian::Database& db, const
     best.pop();
   }
   return out;
+}
+
+size_t CountMatches(const Xapian::Database& db, const Xapian::Query& q, size_t at_least) {
+  if (q.get_type() == Xapian::Query::LEAF_MATCH_ALL) return db.get_doccount();
+  Xapian::Enquire enquire(db);
+  enquire.set_query(q);
+  enquire.set_weighting_scheme(Xapian::BoolWeight());
+  Xapian::MSet mset = enquire.get_mset(0, 0, Xapian::doccount(std::min<size_t>(at_least, UINT32_MAX)));
+  if (mset.get_matches_lower_bound() < at_least) return mset.get_matches_lower_bound();
+  return std::max<size_t>(mset.get_matches_estimated(), at_least);
+}
+
+std::optional<std::vector<vector::Neighbor>> GraphNearestDocuments(
+    const Xapian::Database& db, const vector::VectorIndex& graph, const KnnSpec& spec,
+    const GraphFilter& gf, const Xapian::Query& alive, size_t ef, size_t* examined) {
+  std::vector<vector::Neighbor> out;
+  if (spec.k == 0 || spec.dim == 0) return out;
+  size_t live = graph.size();
+  std::vector<float> v(spec.dim);
+  std::vector<bool> bits;
+  const bool use_bits = gf.filter.get_type() != Xapian::Query::LEAF_MATCH_ALL;
+  if (use_bits) {
+    bits.assign(size_t(db.get_lastdocid()) + 1, false);
+    for (Xapian::docid id : MatchingDocids(db, gf.filter)) {
+      if (id < bits.size()) bits[id] = true;
+    }
+  }
+  vector::LabelFilter accept = [&](uint64_t label) {
+    if (use_bits && (label >= bits.size() || !bits[size_t(label)])) return false;
+    if (gf.min_timestamp) {
+      if (label > UINT32_MAX) return false;
+      try {
+        return db.get_document(Xapian::docid(label)).get_value(kSlotTimestamp) >= *gf.min_timestamp;
+      } catch (const Xapian::DocNotFoundError&) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const bool filtered = use_bits || gf.min_timestamp.has_value();
+  while (true) {
+    std::vector<vector::Neighbor> cands =
+        graph.Search(spec.query, ef, filtered ? &accept : nullptr, ef, examined);
+    std::vector<std::pair<Xapian::docid, double>> ids;
+    ids.reserve(cands.size());
+    for (const auto& c : cands) {
+      if (c.label > 0 && c.label <= UINT32_MAX) ids.emplace_back(Xapian::docid(c.label), 0.0);
+    }
+    // The candidates this reader holds that match the filter (the TTL included).
+    Xapian::Query q(Xapian::Query::OP_FILTER, HitsQuery(std::move(ids)), alive);
+    std::vector<vector::Neighbor> kept;
+    for (Xapian::docid id : MatchingDocids(db, q)) {
+      std::string bytes = db.get_document(id).get_value(spec.slot);
+      if (bytes.size() != spec.dim * sizeof(float)) continue;
+      std::memcpy(v.data(), bytes.data(), bytes.size());
+      float d = VectorDistance(spec.metric, spec.query, v.data(), spec.dim);
+      if (std::isfinite(d)) kept.push_back(vector::Neighbor{id, d});
+    }
+    if (kept.size() >= spec.k) {
+      auto nearer = [](const vector::Neighbor& a, const vector::Neighbor& b) {
+        return a.distance < b.distance || (a.distance == b.distance && a.label < b.label);
+      };
+      std::sort(kept.begin(), kept.end(), nearer);
+      kept.resize(spec.k);
+      return kept;
+    }
+    ef = vector::WidenEf(ef, live);
+    if (ef == 0) return std::nullopt;
+  }
 }
 
 Xapian::Query HitsQuery(std::vector<std::pair<Xapian::docid, double>> hits) {

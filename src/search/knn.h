@@ -3,12 +3,16 @@
 // bytes: search/document.cc) is nearest to a query vector, among the documents matching a
 // filter, and a Xapian query matching exactly those documents with their scores.
 //
-// The ranking is exact: every matching document's vector is compared (docs/vector-engine.md,
-// "How KNN is served"). Every hit is a document of the reader the request holds, so the hits,
-// the filter, the TTL, the sorts and the documents' other fields come from one committed state.
+// Two rankings (docs/vector-engine.md, "How KNN is served"): exact, every matching document's
+// vector compared; or through the field's HNSW graph (search/vector_graphs.h), whose candidates
+// are checked against the reader. Either way every hit is a document of the reader the request
+// holds, scored from that reader's vector, so the hits, the filter, the TTL, the sorts and the
+// documents' other fields come from one committed state.
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +41,27 @@ float VectorDistance(vector::Metric m, const float* q, const float* v, size_t di
 std::vector<vector::Neighbor> NearestDocuments(const Xapian::Database& db, const KnnSpec& spec,
                                                const Xapian::Query& filter,
                                                size_t* examined = nullptr);
+
+// What a graph search may return: documents matching `filter` (MatchAll: any), and when
+// `min_timestamp` is set, whose timestamp slot (search/terms.h kSlotTimestamp) is at least it
+// (the TTL).
+struct GraphFilter {
+  Xapian::Query filter = Xapian::Query::MatchAll;
+  std::optional<std::string> min_timestamp;
+};
+
+// The same k documents from `graph`'s candidates: a filtered graph search with candidate list
+// `ef` (nodes `gf` refuses are walked through, never returned: the filter's documents as a
+// bitmap of `db`'s docids, the TTL read per candidate), of which those `db` holds, matching
+// `alive` (the filter and the TTL), with a vector in the slot are kept and scored from `db`'s
+// vector; when fewer than k are left the list is widened (vector/knn_plan.h WidenEf). nullopt
+// when it would have to grow past kEfMax or the graph: exact ranking answers then.
+std::optional<std::vector<vector::Neighbor>> GraphNearestDocuments(
+    const Xapian::Database& db, const vector::VectorIndex& graph, const KnnSpec& spec,
+    const GraphFilter& gf, const Xapian::Query& alive, size_t ef, size_t* examined = nullptr);
+
+// The documents of `db` matching `q`: exact up to `at_least`, an estimate above.
+size_t CountMatches(const Xapian::Database& db, const Xapian::Query& q, size_t at_least);
 
 // The documents matching `q` in `db`, in docid order.
 std::vector<Xapian::docid> MatchingDocids(const Xapian::Database& db, const Xapian::Query& q);

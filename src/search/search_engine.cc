@@ -27,6 +27,7 @@
 #include "search/terms.h"
 #include "storage/search_queue.h"
 #include "storage/store.h"
+#include "vector/knn_plan.h"
 #include "versions/row_key.h"
 
 namespace ttlstore::search {
@@ -66,6 +67,25 @@ uint64_t SeqOf(const std::string& s) {
   return x;
 }
 
+// Writes `doc` under `unique_term` (replacing the document holding it), or deletes the document
+// holding it when `doc` is nullopt. When the index has graphs, adds the docids written or
+// deleted to `touched` (IndexGraphs::Changed after the commit).
+void WriteDocument(OpenIndex& ix, const std::string& unique_term,
+                   const std::optional<Xapian::Document>& doc, std::vector<Xapian::docid>* touched) {
+  Xapian::WritableDatabase& db = *ix.writer;
+  if (doc) {
+    Xapian::docid id = db.replace_document(unique_term, *doc);
+    if (ix.graphs) touched->push_back(id);
+    return;
+  }
+  if (ix.graphs) {
+    for (auto p = db.postlist_begin(unique_term); p != db.postlist_end(unique_term); ++p) {
+      touched->push_back(*p);
+    }
+  }
+  db.delete_document(unique_term);
+}
+
 }  // namespace
 
 std::unique_ptr<Xapian::Database> OpenIndex::TakeReader() {
@@ -98,7 +118,45 @@ std::shared_ptr<OpenIndex> SearchEngine::Impl::Find(uint32_t id) const {
 
 SearchEngine::SearchEngine(storage::Store& store, ops::TableCatalog& catalog, std::string dir,
                            const Clock& clock)
-    : impl_(std::make_unique<Impl>(store, catalog, std::move(dir), clock)) {}
+    : impl_(std::make_unique<Impl>(store, catalog, std::move(dir), clock)) {
+  impl_->knn_exact_up_to = vector::kDefaultExactUpTo;
+}
+
+void SearchEngine::SetKnnExactUpTo(size_t n) { impl_->knn_exact_up_to = n; }
+
+void SearchEngine::SetGraphRegistry(vector::GraphRegistry* registry) {
+  impl_->registry = registry ? registry : &impl_->own_registry;
+}
+
+std::string SearchEngine::MetricsText() const {
+  size_t ready = 0, vectors = 0, deleted = 0;
+  {
+    std::shared_lock lock(impl_->mu);
+    for (const auto& [id, ix] : impl_->indexes) {
+      if (!ix->graphs || !ix->graphs->ready()) continue;
+      ready += ix->graphs->fields().size();
+      for (const auto& f : ix->graphs->fields()) {
+        if (auto g = ix->graphs->Graph(f.slot)) {
+          vectors += g->size();
+          deleted += g->deleted();
+        }
+      }
+    }
+  }
+  return "# HELP ttlstore_knn_graph_queries_total KNN queries answered through an HNSW graph.\n"
+         "# TYPE ttlstore_knn_graph_queries_total counter\n"
+         "ttlstore_knn_graph_queries_total " + std::to_string(impl_->knn_graph_queries.load()) +
+         "\n# HELP ttlstore_knn_exact_queries_total KNN queries ranked exactly.\n"
+         "# TYPE ttlstore_knn_exact_queries_total counter\n"
+         "ttlstore_knn_exact_queries_total " + std::to_string(impl_->knn_exact_queries.load()) +
+         "\n# HELP ttlstore_vector_graphs_ready Vector fields whose graph is loaded and in step.\n"
+         "# TYPE ttlstore_vector_graphs_ready gauge\n"
+         "ttlstore_vector_graphs_ready " + std::to_string(ready) +
+         "\n# HELP ttlstore_vector_graph_vectors Vectors in the ready graphs (live, deleted nodes).\n"
+         "# TYPE ttlstore_vector_graph_vectors gauge\n"
+         "ttlstore_vector_graph_vectors{state=\"live\"} " + std::to_string(vectors) +
+         "\nttlstore_vector_graph_vectors{state=\"deleted\"} " + std::to_string(deleted) + "\n";
+}
 
 SearchEngine::~SearchEngine() { Stop(); }
 
@@ -144,6 +202,10 @@ void SearchEngine::Stop() {
   impl_->thread.join();
   std::unique_lock lock(impl_->mu);
   for (auto& [id, ix] : impl_->indexes) {
+    if (ix->graphs) {
+      ix->graphs->Checkpoint(impl_->clock.NowMs(), true);
+      ix->graphs->Cancel();
+    }
     try {
       if (ix->writer) ix->writer->close();
     } catch (const Xapian::Error&) {
@@ -258,7 +320,22 @@ bool SearchEngine::Impl::Pass() {
     last_purge_ms = now;
     Purge();
   }
+  PollGraphs(!work);
   return work;
+}
+
+void SearchEngine::Impl::PollGraphs(bool idle) {
+  std::vector<std::shared_ptr<OpenIndex>> open;
+  {
+    std::shared_lock lock(mu);
+    for (const auto& [id, ix] : indexes) {
+      if (ix->graphs && ix->writer) open.push_back(ix);
+    }
+  }
+  for (auto& ix : open) {
+    ix->graphs->Poll(*ix->writer);
+    if (idle) ix->graphs->Checkpoint(clock.NowMs(), false);
+  }
 }
 
 std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
@@ -282,8 +359,12 @@ std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
 
 void SearchEngine::Impl::SyncIndexes() {
   std::map<uint32_t, uint32_t> wanted;  // index id -> table id
+  std::map<uint32_t, std::vector<VectorField>> vector_fields;
   for (const auto& t : SearchTables(catalog)) {
-    for (const auto& meta : t->tablestore->search_indexes) wanted[meta.id] = t->id;
+    for (const auto& meta : t->tablestore->search_indexes) {
+      wanted[meta.id] = t->id;
+      vector_fields[meta.id] = VectorFieldsOf(meta);
+    }
   }
   std::vector<std::shared_ptr<OpenIndex>> dropped;
   {
@@ -298,6 +379,7 @@ void SearchEngine::Impl::SyncIndexes() {
     }
   }
   for (auto& ix : dropped) {
+    if (ix->graphs) ix->graphs->Cancel();
     try {
       if (ix->writer) ix->writer->close();
     } catch (const Xapian::Error&) {
@@ -328,6 +410,10 @@ void SearchEngine::Impl::SyncIndexes() {
     } catch (const Xapian::Error& e) {
       spdlog::error("event=search_index_open_failed id={} message=\"{}\"", id, e.get_description());
       continue;
+    }
+    if (!vector_fields[id].empty()) {
+      ix->graphs = std::make_unique<IndexGraphs>(id, ix->path, vector_fields[id], *registry);
+      ix->graphs->StartLoad();
     }
     std::unique_lock lock(mu);
     indexes[id] = std::move(ix);
@@ -363,24 +449,26 @@ bool SearchEngine::Impl::ApplyQueue(uint32_t table_id) {
   }
   std::sort(rows.begin(), rows.end());
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  std::vector<std::vector<Xapian::docid>> touched(targets.size());
   for (const auto& key : rows) {
     auto bytes = store.Get(storage::Family::kRows, key);
     if (!bytes.ok()) return false;  // a read error: retry the whole batch on a later pass
     versions::StoredRow row;
     bool present = bytes->has_value() && versions::DecodeRow(**bytes, &row);
-    for (auto& [meta, ix] : targets) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      auto& [meta, ix] = targets[i];
       std::optional<Xapian::Document> doc;
       if (present) doc = BuildDocument(*meta, schema, key, row, now);
-      if (doc) {
-        ix->writer->replace_document(UniqueTerm(key), *doc);
-      } else {
-        ix->writer->delete_document(UniqueTerm(key));
-      }
+      WriteDocument(*ix, UniqueTerm(key), doc, &touched[i]);
     }
   }
-  for (auto& [meta, ix] : targets) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto& [meta, ix] = targets[i];
     uint64_t before = SeqOf(ix->writer->get_metadata(kMetaAppliedSeq));
     ix->writer->set_metadata(kMetaAppliedSeq, Seq8(std::max(before, largest)));
+    // The graphs first (from the writer's pending documents), so that a reader opened at the
+    // commit never finds a graph behind it (search/vector_graphs.h).
+    if (ix->graphs) ix->graphs->Changed(*ix->writer, touched[i]);
     ix->writer->commit();
   }
   storage::WriteBatch batch(store);
@@ -417,22 +505,20 @@ bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t tabl
                                cursor.empty() ? nullptr : &cursor);
     size_t n = 0;
     std::string last;
+    std::vector<Xapian::docid> touched;
     for (; it->Valid() && n < kBuildChunk; it->Next(), ++n) {
       std::string key(it->key());
       versions::StoredRow row;
       std::optional<Xapian::Document> doc;
       if (versions::DecodeRow(it->value(), &row)) doc = BuildDocument(*meta, schema, key, row, now);
-      if (doc) {
-        ix->writer->replace_document(UniqueTerm(key), *doc);
-      } else {
-        ix->writer->delete_document(UniqueTerm(key));
-      }
+      WriteDocument(*ix, UniqueTerm(key), doc, &touched);
       last = std::move(key);
     }
     if (!it->status().ok()) return false;
     built = n < kBuildChunk;
     if (!last.empty()) ix->writer->set_metadata(kMetaBuildCursor, last);
     if (built) ix->writer->set_metadata(kMetaBuilt, "1");
+    if (ix->graphs) ix->graphs->Changed(*ix->writer, touched);
     ix->writer->commit();
     if (!built) return true;
     spdlog::info("event=search_index_built table={} index={}", table_name, meta->name);
@@ -480,6 +566,7 @@ void SearchEngine::Impl::Purge() {
       }
       if (expired.empty()) continue;
       for (Xapian::docid d : expired) db.delete_document(d);
+      if (ix->graphs) ix->graphs->Changed(db, expired);
       db.commit();
       spdlog::debug("event=search_index_purged index={} documents={}", meta.name, expired.size());
     }

@@ -33,6 +33,7 @@
 
 namespace ttlstore::storage { class Store; }
 namespace ttlstore::ops { class TableCatalog; }
+namespace ttlstore::vector { class GraphRegistry; }
 
 namespace ttlstore::search {
 
@@ -72,6 +73,15 @@ class SearchEngine {
                                   const model::SearchIndexMeta& index, const ScanRequest& req);
 
   IndexStats Stats(const model::SearchIndexMeta& index) const;
+  // KNN (docs/vector-engine.md, "How KNN is served"): filtered sets of at most `n` documents
+  // are ranked exactly, larger ones through the field's HNSW graph. Call before Start.
+  void SetKnnExactUpTo(size_t n);
+  // Where the graphs are published (ids "ts/<index id>/<slot>"); the engine's own unless one
+  // shared with other users (DynamoDB's vector indexes) is given before Start.
+  void SetGraphRegistry(vector::GraphRegistry* registry);
+  // Prometheus text: KNN queries by path (graph, exact) and the graphs ready.
+  std::string MetricsText() const;
+
   // Waits until every change queued before the call is searchable and no index is building
   // (tests, `ttlstore check`); works under a steady write load too. Internal error after 120 s.
   Status Flush();

@@ -22,6 +22,7 @@
 #include "search/terms.h"
 #include "search/token.h"
 #include "storage/store.h"
+#include "vector/knn_plan.h"
 #include "vector/score.h"
 #include "versions/row_key.h"
 #include "versions/visibility.h"
@@ -101,7 +102,8 @@ Xapian::Query WithTtl(Xapian::Query q, const model::SearchIndexMeta& index,
 
 // Runs `read` on one of `ix`'s pooled readers. A commit landing while it reads makes Xapian
 // throw DatabaseModifiedError: the reader is reopened at the new commit and `read` runs again,
-// at most three more times, so `read` starts its output afresh on each run. Xapian's errors
+// at most three more times, so `read` starts its output afresh on each run (also after a
+// DatabaseCorruptError: see below). Xapian's errors
 // become the service's: an expansion past its cap a validation error, the rest internal ones.
 Status WithReader(OpenIndex& ix, std::string_view what,
                   const std::function<Status(Xapian::Database&)>& read) {
@@ -112,6 +114,13 @@ Status WithReader(OpenIndex& ix, std::string_view what,
         RETURN_IF_ERROR(read(*db));
         break;
       } catch (const Xapian::DatabaseModifiedError&) {
+        if (attempt >= 3) throw;
+        db->reopen();
+      } catch (const Xapian::DatabaseCorruptError&) {
+        // A long read (a KNN filter's bitmap, an exact scan) over a revision the writer has
+        // since overwritten twice can meet reused blocks, which glass reports as corruption
+        // ("Unexpected end of posting list"), not always as a modification: retried the same
+        // way, and reported when it persists at the newest revision.
         if (attempt >= 3) throw;
         db->reopen();
       }
@@ -145,14 +154,25 @@ RowValues RowValuesOf(storage::Store& store, const model::TablestoreSchema& tabl
   };
 }
 
+// What KNN needs of the engine: the index's graphs (null: none), the switch to exact ranking,
+// and the counters of each path.
+struct KnnContext {
+  const IndexGraphs* graphs = nullptr;
+  size_t exact_up_to = 0;
+  std::atomic<uint64_t>* graph_queries = nullptr;
+  std::atomic<uint64_t>* exact_queries = nullptr;
+};
+
 // Runs the KnnVectorQuerys of a Search on `db` (search/knn.h): the nearest documents among
 // those matching the filter and alive under the TTL, top_k widened to the Search's limit (the
 // service: "If the value of topK is less than the value of limit, the server uses limit"),
-// each scored as the service scores its metric (vector/score.h), min_score applied.
+// each scored as the service scores its metric (vector/score.h), min_score applied. Through the
+// field's graph when it is ready and the filtered set is large (vector/knn_plan.h), else exact.
 KnnRunner MakeKnnRunner(const model::SearchIndexMeta& index, const model::TablestoreSchema& table,
-                        const Xapian::Database& db, int64_t now_ms, int32_t limit) {
-  return [&index, &table, &db, now_ms, limit](const Query& q,
-                                              const Xapian::Query& filter) -> Result<Xapian::Query> {
+                        const Xapian::Database& db, int64_t now_ms, int32_t limit,
+                        KnnContext ctx) {
+  return [&index, &table, &db, now_ms, limit, ctx](
+             const Query& q, const Xapian::Query& filter) -> Result<Xapian::Query> {
     size_t fi = FieldIndex(index, q.field);
     const model::SearchField& f = index.fields[fi];
     KnnSpec spec;
@@ -161,8 +181,36 @@ KnnRunner MakeKnnRunner(const model::SearchIndexMeta& index, const model::Tables
     spec.metric = static_cast<vector::Metric>(f.vector_metric);
     spec.query = q.vector.data();
     spec.k = size_t(std::max(q.top_k, limit));
+    Xapian::Query alive = WithTtl(filter, index, table, now_ms);
+    std::optional<std::vector<vector::Neighbor>> nearest;
+    std::shared_ptr<vector::VectorIndex> graph = ctx.graphs ? ctx.graphs->Graph(spec.slot) : nullptr;
+    if (graph) {
+      // With no filter but the TTL, every document counts: Xapian's estimate of a value range
+      // can be far too low (it made a 50% TTL set look like 2.5%), and the graph's predicate
+      // walks through the expired nodes anyway. A real filter's count is exact up to the switch
+      // point and Xapian's term-based estimate above it.
+      size_t matches = filter.get_type() == Xapian::Query::LEAF_MATCH_ALL
+                           ? size_t(db.get_doccount())
+                           : CountMatches(db, alive, ctx.exact_up_to + 1);
+      vector::KnnPlan plan = vector::PlanKnn(matches, graph->size(), spec.k, ctx.exact_up_to);
+      if (!plan.exact) {
+        // num_candidates ([top_k, 1000]) widens the graph's candidate list, never narrows it.
+        plan.ef = std::max(plan.ef, size_t(std::max(q.num_candidates, 0)));
+        GraphFilter gf;
+        gf.filter = filter;
+        int64_t ttl = EffectiveTtlSeconds(index, table);
+        if (ttl >= 0) gf.min_timestamp = KeyBytes(LongKey(now_ms - ttl * 1000));
+        nearest = GraphNearestDocuments(db, *graph, spec, gf, alive, plan.ef);
+      }
+    }
+    if (nearest) {
+      if (ctx.graph_queries) ++*ctx.graph_queries;
+    } else {
+      nearest = NearestDocuments(db, spec, alive);
+      if (ctx.exact_queries) ++*ctx.exact_queries;
+    }
     std::vector<std::pair<Xapian::docid, double>> hits;
-    for (const auto& n : NearestDocuments(db, spec, WithTtl(filter, index, table, now_ms))) {
+    for (const auto& n : *nearest) {
       double score = vector::TablestoreScore(spec.metric, n.distance);
       if (q.min_score > 0 && !(score > q.min_score)) continue;
       hits.emplace_back(Xapian::docid(n.label), score);
@@ -239,7 +287,9 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     return out;
   }
   RETURN_IF_ERROR(WithReader(*ix, "search", [&](Xapian::Database& db) -> Status {
-    KnnRunner knn = MakeKnnRunner(index, table, db, req.now_ms, req.limit);
+    KnnContext ctx{ix->graphs.get(), impl_->knn_exact_up_to, &impl_->knn_graph_queries,
+                   &impl_->knn_exact_queries};
+    KnnRunner knn = MakeKnnRunner(index, table, db, req.now_ms, req.limit, ctx);
     auto built = BuildQuery(index, db, req.query, &knn);
     if (!built.ok()) return built.error();
     Xapian::Query q = WithTtl(*built, index, table, req.now_ms);

@@ -31,6 +31,7 @@
 #include "ops/row_purge_scheduler.h"
 #include "ops/ts_index_backfill.h"
 #include "search/search_engine.h"
+#include "vector/knn_plan.h"
 #include "ops/row_purger.h"
 #include "ops/table_ops.h"
 #include "server/http_server.h"
@@ -70,6 +71,9 @@ struct ServeFlags {
   // tests). The service keeps up to 35 days; the cost is the old image of every write to a
   // PITR table within the window (docs/background-jobs.md, "PITR change log").
   double pitr_window_hours = 24;
+  // KNN: filtered sets of at most this many documents are ranked exactly, larger ones through
+  // the field's HNSW graph (docs/vector-engine.md, "How KNN is served").
+  size_t knn_exact_up_to = ttlstore::vector::kDefaultExactUpTo;
 };
 
 // Whether `host` only reaches this machine.
@@ -204,6 +208,7 @@ int Serve(const ServeFlags& flags) {
   // queue by one background thread (search/search_engine.h). Started here so that the first
   // request finds every index open; the thread resumes whatever a stop or crash left.
   search::SearchEngine search_engine(**store, catalog, flags.data_dir + "/search", clock);
+  search_engine.SetKnnExactUpTo(flags.knn_exact_up_to);
   if (Status s = search_engine.Start(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
@@ -254,6 +259,7 @@ int Serve(const ServeFlags& flags) {
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
   metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
+  metrics.AddSource([&search_engine] { return search_engine.MetricsText(); });
   metrics.AddSource([&items] {
     return "# HELP ttlstore_ttl_millisecond_like_values_total Writes whose TTL value looks like "
            "milliseconds, not epoch seconds: such items never expire.\n"
@@ -471,6 +477,10 @@ int main(int argc, char** argv) {
                     "service's four hours; 0: never; lower it for testing readers that follow "
                     "shard lineage)")
       ->check(CLI::Range(int64_t{0}, int64_t{86400 * 365}));
+  serve->add_option("--knn-exact-up-to", flags.knn_exact_up_to,
+                    "KNN queries whose filter leaves at most this many documents are ranked "
+                    "exactly; larger ones go through the vector field's HNSW graph")
+      ->capture_default_str();
   serve->add_option("--pitr-window-hours", flags.pitr_window_hours,
                     "Most history point-in-time recovery keeps for any table, in hours; a "
                     "table's RecoveryPeriodInDays is capped by it. Costs the old image of every "
