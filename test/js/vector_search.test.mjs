@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import {
-  BatchWriteItemCommand, CreateTableCommand, DeleteItemCommand, DescribeTableCommand,
-  ExecuteStatementCommand, GetItemCommand, PutItemCommand, QueryCommand, SearchVectorsCommand,
+  BatchWriteItemCommand, CreateBackupCommand, CreateTableCommand, DeleteItemCommand, DescribeTableCommand,
+  ExecuteStatementCommand, GetItemCommand, PutItemCommand, QueryCommand,
+  RestoreTableFromBackupCommand, SearchVectorsCommand,
   TransactWriteItemsCommand, UpdateItemCommand, UpdateTableCommand, UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 
@@ -383,5 +384,30 @@ describe('table rules', () => {
     assert.ok(!after.Table.VectorIndexes.some((x) => x.IndexName === 'late'));
     const err = await rejection(search({ IndexName: 'late', SearchVector: asList(query).L, TopK: 5 }));
     assert.equal(err.message, 'The table does not have the specified index: late');
+  });
+
+  test('a restored table keeps its vector indexes, on demand only', async () => {
+    const { BackupDetails } = await client.send(new CreateBackupCommand({ TableName: TABLE, BackupName: 'vecbackup' }));
+    const err = await rejection(client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsProv', BackupArn: BackupDetails.BackupArn, BillingModeOverride: 'PROVISIONED',
+      ProvisionedThroughputOverride: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 },
+    })));
+    assert.match(err.message, /on-demand capacity mode/);
+    const overrideErr = await rejection(client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsOv', BackupArn: BackupDetails.BackupArn, VectorIndexOverride: [],
+    })));
+    assert.equal(overrideErr.message, 'VectorIndexOverride is not supported by this server yet');
+    await client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsCopy', BackupArn: BackupDetails.BackupArn,
+    }));
+    await waitFor('the restore to finish', async () => {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'DocsCopy' }));
+      return Table.TableStatus === 'ACTIVE';
+    }, { timeoutMs: 30000, intervalMs: 100 });
+    const query = randomVector();
+    const res = await client.send(new SearchVectorsCommand({
+      TableName: 'DocsCopy', IndexName: 'cos', SearchVector: asList(query).L, TopK: 10,
+    }));
+    assertSameRanking(res.SearchResults, bruteForce('COSINE', query, 10));
   });
 });
