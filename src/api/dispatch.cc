@@ -44,6 +44,7 @@ const std::unordered_map<std::string_view, Handler>& Handlers() {
       {"UpdateItem", &UpdateItem},
       {"Query", &Query},
       {"Scan", &Scan},
+      {"SearchVectors", &SearchVectors},
       {"BatchGetItem", &BatchGetItem},
       {"BatchWriteItem", &BatchWriteItem},
       {"TransactWriteItems", &TransactWriteItems},

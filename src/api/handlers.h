@@ -43,6 +43,8 @@ Result<std::string> Query(const Services&, const rapidjson::Value&);
 Result<std::string> Scan(const Services&, const rapidjson::Value&);
 Result<std::string> BatchGetItem(const Services&, const rapidjson::Value&);
 Result<std::string> BatchWriteItem(const Services&, const rapidjson::Value&);
+// Vector similarity search on a vector index (search_vectors_api.cc).
+Result<std::string> SearchVectors(const Services&, const rapidjson::Value&);
 
 // Transactions (transact_api.cc).
 Result<std::string> TransactWriteItems(const Services&, const rapidjson::Value&);

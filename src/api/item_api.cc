@@ -30,7 +30,7 @@ void WriteItemCollectionMetrics(JsonWriter& jw, const Services& s, const WriteHe
                                 const model::Item& item_or_key) {
   const model::TableDescriptor& table = *w.head.table;
   bool has_lsi = std::any_of(table.indexes.begin(), table.indexes.end(),
-                             [](const model::SecondaryIndex& i) { return !i.global; });
+                             [](const model::SecondaryIndex& i) { return i.IsLocal(); });
   if (!w.item_collection_metrics || !has_lsi) return;
   const model::AttributeValue& pk = item_or_key.at(table.key.hash.name);
   std::string lower = storage::PartitionPrefix(table.id, pk);

@@ -73,7 +73,9 @@ Status CheckSelect(const ReadHead& r, bool has_projection) {
 Result<const model::SecondaryIndex*> ResolveIndex(const ReadHead& r) {
   if (!r.index_name) return static_cast<const model::SecondaryIndex*>(nullptr);
   const model::SecondaryIndex* ix = index::FindIndex(*r.head.table, *r.index_name);
-  if (!ix) {
+  // Vector indexes are read with SearchVectors only (developer guide, vector index
+  // requirements and limitations: "Vector indexes do not support Query or Scan operations").
+  if (!ix || ix->IsVector()) {
     return Error::Validation("The table does not have the specified index: " + *r.index_name);
   }
   if (ix->global && r.consistent) {

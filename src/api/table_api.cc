@@ -87,7 +87,9 @@ void WriteTableDescription(JsonWriter& w, const Services& s, const model::TableD
     w.EndObject();
   }
   if (!deleting) {
-    WriteIndexes(w, TableArn(s, t.name), t, s.catalog.IndexStats(t));
+    auto index_stats = s.catalog.IndexStats(t);
+    WriteIndexes(w, TableArn(s, t.name), t, index_stats);
+    WriteVectorIndexes(w, TableArn(s, t.name), t, index_stats);
   }
   // A disabled stream shows no StreamSpecification, but stays the latest stream (as in DynamoDB).
   if (const model::StreamInfo* st = t.enabled_stream()) {
@@ -244,6 +246,7 @@ Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson
   }
   ASSIGN_OR_RETURN(local_indexes, DecodeIndexes(req, false, c));
   ASSIGN_OR_RETURN(global_indexes, DecodeIndexes(req, true, c));
+  ASSIGN_OR_RETURN(vector_indexes, DecodeVectorIndexes(req, c));
   c.Enum("tableClass", table_class, {"STANDARD", "STANDARD_INFREQUENT_ACCESS"});
   if (!c.ok()) return c.ToError();
   std::vector<model::Tag> tags;
@@ -267,7 +270,7 @@ Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson
   if (const rapidjson::Value* spec = Field(req, "StreamSpecification")) {
     RETURN_IF_ERROR(ApplyStreamSpecification(*spec, /*on_create=*/true, &t, s.clock.NowMs()));
   }
-  for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
+  for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes", "VectorIndexes"}) {
     const rapidjson::Value* v = Field(req, list);
     if (v && v->Empty()) {
       return Error::Validation(std::string(kInvalid) + "List of " + list + " is empty");
@@ -275,7 +278,7 @@ Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson
   }
   std::vector<IndexSpec> indexes = std::move(local_indexes);
   indexes.insert(indexes.end(), global_indexes.begin(), global_indexes.end());
-  RETURN_IF_ERROR(BuildSchema(keys, indexes, &t));
+  RETURN_IF_ERROR(BuildSchema(keys, indexes, &t, vector_indexes));
   t.read_capacity = rcu.value_or(0);
   t.write_capacity = wcu.value_or(0);
   t.deletion_protection = protection.value_or(false);

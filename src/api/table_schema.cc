@@ -246,7 +246,7 @@ model::SecondaryIndex MakeIndex(const IndexSpec& spec, model::TableDescriptor* t
 }
 
 Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& indexes,
-                   model::TableDescriptor* t) {
+                   model::TableDescriptor* t, const std::vector<VectorIndexSpec>& vectors) {
   std::set<std::string> defined;
   for (const auto& d : t->attribute_definitions) {
     if (!defined.insert(d.name).second) {
@@ -330,6 +330,10 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
   // counts twice; ALL projects without naming, so it does not count).
   size_t projected = 0;
   for (const IndexSpec& spec : indexes) projected += spec.non_key_attributes.size();
+  for (const VectorIndexSpec& spec : vectors) {
+    projected += spec.non_key_attributes.size() + 1;
+    for (const auto& element : spec.search_schema) projected += element.second != "HASH";
+  }
   if (projected > 100) {
     return Error::Validation(std::string(kInvalid) +
                              "Number of projected attributes in all indexes exceeds limit of 100");
@@ -342,8 +346,11 @@ Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& inde
     return Error::Validation(std::string(kInvalid) +
                              "GlobalSecondaryIndex count exceeds the per-table limit of 20");
   }
+  for (const VectorIndexSpec& spec : vectors) {
+    RETURN_IF_ERROR(AddVectorIndex(spec, model::IndexStatus::kActive, t, &used));
+  }
   if (used.size() != defined.size()) {
-    if (indexes.empty()) {
+    if (indexes.empty() && vectors.empty()) {
       return Error::Validation(std::string(kInvalid) +
                                "Number of attributes in KeySchema does not exactly match number "
                                "of attributes defined in AttributeDefinitions");
@@ -387,13 +394,15 @@ void WriteIndexes(JsonWriter& w, const std::string& table_arn, const model::Tabl
                   const std::vector<storage::TableStats>& stats) {
   for (bool global : {false, true}) {
     bool any = std::any_of(t.indexes.begin(), t.indexes.end(),
-                           [&](const model::SecondaryIndex& ix) { return ix.global == global; });
+                           [&](const model::SecondaryIndex& ix) {
+                             return !ix.IsVector() && ix.global == global;
+                           });
     if (!any) continue;
     w.Key(global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
     w.StartArray();
     for (size_t i = 0; i < t.indexes.size(); ++i) {
       const model::SecondaryIndex& ix = t.indexes[i];
-      if (ix.global != global) continue;
+      if (ix.IsVector() || ix.global != global) continue;
       w.StartObject();
       w.Key("IndexName");
       WriteString(w, ix.name);

@@ -8,6 +8,7 @@
 
 #include "api/dispatch.h"
 #include "api/request.h"
+#include "api/vector_index_schema.h"
 #include "model/table.h"
 #include "storage/store.h"
 
@@ -52,8 +53,9 @@ model::SecondaryIndex MakeIndex(const IndexSpec& spec, model::TableDescriptor* t
 // The semantic rules, in the service's order: HASH then RANGE, definitions for every key
 // attribute and no unused ones, index rules. Fills t.key and t.indexes.
 // REQUIRES: t.attribute_definitions and t.billing_mode are set.
+// `vectors`: CreateTable's VectorIndexes (vector_index_schema.h), added after the others.
 Status BuildSchema(const KeySchemaSpec& keys, const std::vector<IndexSpec>& indexes,
-                   model::TableDescriptor* t);
+                   model::TableDescriptor* t, const std::vector<VectorIndexSpec>& vectors = {});
 
 // "LocalSecondaryIndexes" and "GlobalSecondaryIndexes" members of a TableDescription. `stats`
 // holds each index's entry count and size, in t.indexes order (missing ones read as zero).

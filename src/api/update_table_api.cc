@@ -1,6 +1,7 @@
 // UpdateTable: billing mode and throughput, deletion protection, table class, and
 // GlobalSecondaryIndexUpdates (Create with a background backfill, Update of a GSI's throughput,
-// Delete). Shape checks first, then the rules that need the table, applied under the catalog's
+// Delete) and VectorIndexUpdates (Create with a backfill, Delete; api/vector_index_schema.h).
+// Shape checks first, then the rules that need the table, applied under the catalog's
 // lock so that two updates never interleave. Index work then runs in index::IndexBuilder.
 #include <algorithm>
 #include <set>
@@ -9,6 +10,7 @@
 #include "api/request.h"
 #include "api/stream_spec.h"
 #include "api/table_schema.h"
+#include "api/vector_index_schema.h"
 #include "index/index_key.h"
 
 namespace ttlstore::api {
@@ -32,6 +34,8 @@ struct UpdateRequest {
   bool has_definitions = false;
   std::vector<GsiUpdate> gsi_updates;
   bool has_gsi_updates = false;
+  // VectorIndexUpdates: a Create's declaration, or a Delete's name alone.
+  std::vector<std::pair<bool, VectorIndexSpec>> vector_updates;  // (create, spec)
   const rapidjson::Value* stream_spec = nullptr;  // StreamSpecification (api/stream_spec.h)
   int64_t now_ms = 0;
 };
@@ -128,6 +132,29 @@ Result<UpdateRequest> Parse(const rapidjson::Value& req) {
       }
     }
   }
+  ASSIGN_OR_RETURN(vector_updates, OptArray(req, "VectorIndexUpdates"));
+  if (vector_updates) {
+    for (rapidjson::SizeType i = 0; i < vector_updates->Size(); ++i) {
+      const rapidjson::Value& entry = (*vector_updates)[i];
+      std::string at = "vectorIndexUpdates." + std::to_string(i + 1) + ".member.";
+      if (!entry.IsObject()) return Error::Serialization("Unexpected value type in VectorIndexUpdates");
+      ASSIGN_OR_RETURN(create, OptObject(entry, "Create"));
+      ASSIGN_OR_RETURN(del, OptObject(entry, "Delete"));
+      if (!create && !del) return Error::Validation("Update vector index action is null");
+      if (create) {
+        ASSIGN_OR_RETURN(spec, DecodeVectorIndex(*create, at + "create.", c));
+        u.vector_updates.emplace_back(true, std::move(spec));
+      }
+      if (del) {
+        VectorIndexSpec spec;
+        ASSIGN_OR_RETURN(index_name, OptString(*del, "IndexName"));
+        c.NotNull((at + "delete.indexName").c_str(), index_name.has_value());
+        c.TableName(at + "delete.indexName", index_name, 3);
+        spec.name = index_name.value_or("");
+        u.vector_updates.emplace_back(false, std::move(spec));
+      }
+    }
+  }
   ASSIGN_OR_RETURN(stream_spec, OptObject(req, "StreamSpecification"));
   u.stream_spec = stream_spec;
   ASSIGN_OR_RETURN(protection, OptBool(req, "DeletionProtectionEnabled"));
@@ -147,6 +174,9 @@ void PruneDefinitions(model::TableDescriptor& t) {
   for (const auto& ix : t.indexes) {
     for (const model::KeyElement* e : ix.key.HashElements()) used.insert(e->name);
     for (const model::KeyElement* e : ix.key.RangeElements()) used.insert(e->name);
+    if (ix.IsVector()) {
+      for (const auto& f : ix.vector->inline_filters) used.insert(f.name);
+    }
   }
   std::erase_if(t.attribute_definitions,
                 [&](const model::KeyElement& d) { return !used.count(d.name); });
@@ -194,7 +224,7 @@ Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
   if (ops::RestoreInProgress(t)) return ops::TableBeingCreated(t.name);
   for (const auto& ix : t.indexes) {
     if (ix.status != model::IndexStatus::kCreating) continue;
-    if (u.has_gsi_updates) {
+    if (u.has_gsi_updates || !u.vector_updates.empty()) {
       return Error::LimitExceeded(
           "Subscriber limit exceeded: Only 1 online index can be created or deleted "
           "simultaneously per table");
@@ -204,11 +234,14 @@ Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
                                 " Index: " + ix.name);
   }
   bool nothing = !u.billing && !u.has_throughput && !u.deletion_protection && !u.table_class &&
-                 u.gsi_updates.empty() && !u.stream_spec;
+                 u.gsi_updates.empty() && !u.stream_spec && u.vector_updates.empty();
   if (nothing) return Error::Validation("Nothing to update");
   size_t online = std::count_if(u.gsi_updates.begin(), u.gsi_updates.end(), [](const auto& g) {
     return g.kind != GsiUpdate::Kind::kUpdate;
   });
+  // UpdateTableInput.VectorIndexUpdates: "You can add or remove one vector index for each
+  // UpdateTable operation"; with a GSI's, they count as the one online index change.
+  online += u.vector_updates.size();
   if (online > 1) {
     return Error::LimitExceeded(
         "Subscriber limit exceeded: Only 1 online index can be created or deleted "
@@ -233,6 +266,15 @@ Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
   if (u.has_throughput && t.billing_mode == model::BillingMode::kProvisioned &&
       *u.rcu == t.read_capacity && *u.wcu == t.write_capacity) {
     return Error::Validation("The requested throughput value equals the current value");
+  }
+  bool has_vector = std::any_of(t.indexes.begin(), t.indexes.end(),
+                                [](const model::SecondaryIndex& ix) { return ix.IsVector(); });
+  if (has_vector && billing == model::BillingMode::kProvisioned &&
+      t.billing_mode == model::BillingMode::kPayPerRequest) {
+    return Error::Validation(std::string(kInvalid) +
+                             "Vector indexes are supported only on tables that use on-demand "
+                             "capacity mode (BillingMode PAY_PER_REQUEST): the table's vector "
+                             "indexes must be deleted before it switches to PROVISIONED");
   }
   bool to_on_demand = billing == model::BillingMode::kPayPerRequest &&
                       t.billing_mode == model::BillingMode::kProvisioned;
@@ -306,6 +348,22 @@ Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
         break;
       }
     }
+  }
+  for (const auto& [create, spec] : u.vector_updates) {
+    if (create) {
+      std::set<std::string> used;
+      RETURN_IF_ERROR(AddVectorIndex(spec, model::IndexStatus::kCreating, &t, &used));
+      continue;
+    }
+    const std::string& name = spec.name;
+    auto it = std::find_if(t.indexes.begin(), t.indexes.end(),
+                           [&](const auto& ix) { return ix.IsVector() && ix.name == name; });
+    if (it == t.indexes.end()) {
+      return Error::ResourceNotFound("Requested resource not found: Index: " + name +
+                                     " not found");
+    }
+    t.dropped_index_ids.push_back(it->id);
+    t.indexes.erase(it);
   }
   PruneDefinitions(t);
   return Status::Ok();

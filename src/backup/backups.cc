@@ -151,10 +151,20 @@ Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescript
   }
   for (model::SecondaryIndex ix : src.indexes) {
     const auto& keep = ix.global ? overrides.global_indexes : overrides.local_indexes;
-    if (keep && std::find(keep->begin(), keep->end(), ix.name) == keep->end()) continue;
+    // A vector index is neither: the GSI and LSI overrides leave it (docs/vector-indexes.md).
+    if (!ix.IsVector() && keep && std::find(keep->begin(), keep->end(), ix.name) == keep->end()) {
+      continue;
+    }
     ix.status = model::IndexStatus::kActive;  // the restore writes every entry
     if (t.billing_mode == model::BillingMode::kPayPerRequest) ix.read_capacity = ix.write_capacity = 0;
     t.indexes.push_back(std::move(ix));
+  }
+  bool has_vector = std::any_of(t.indexes.begin(), t.indexes.end(),
+                                [](const model::SecondaryIndex& ix) { return ix.IsVector(); });
+  if (has_vector && t.billing_mode != model::BillingMode::kPayPerRequest) {
+    return Error::Validation("One or more parameter values were invalid: Vector indexes are "
+                             "supported only on tables that use on-demand capacity mode "
+                             "(BillingMode PAY_PER_REQUEST)");
   }
   t.ttl_enabled = src.ttl_enabled;
   t.ttl_attribute = src.ttl_attribute;

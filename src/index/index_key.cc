@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/coding.h"
+#include "index/vector_value.h"
 #include "storage/key_codec.h"
 
 namespace ttlstore::index {
@@ -44,6 +45,18 @@ void CopyAttribute(const model::Item& from, const std::string& name, model::Item
 
 std::optional<IndexKeyValues> IndexKeyOf(const model::SecondaryIndex& index,
                                          const model::Item& item) {
+  if (index.IsVector()) {
+    // A vector index: the item's vector, and its SearchSchema HASH value if one is declared;
+    // the entry is keyed by that HASH value (none: one partition) and the item key.
+    if (!ItemVector(index, item)) return std::nullopt;
+    IndexKeyValues out;
+    if (index.vector->has_hash) {
+      auto hash = KeyValues({&index.key.hash}, item, model::kMaxPartitionKeyBytes);
+      if (!hash) return std::nullopt;
+      out.hash = std::move(*hash);
+    }
+    return out;
+  }
   auto hash = KeyValues(index.key.HashElements(), item, model::kMaxPartitionKeyBytes);
   if (!hash) return std::nullopt;
   auto range = KeyValues(index.key.RangeElements(), item, model::kMaxSortKeyBytes);
@@ -92,6 +105,13 @@ bool Projects(const model::TableDescriptor& table, const model::SecondaryIndex& 
               const std::string& attribute) {
   if (index.projection == model::ProjectionType::kAll) return true;
   if (table.key.Contains(attribute) || index.key.Contains(attribute)) return true;
+  if (index.IsVector()) {
+    // The vector attribute and the INLINE_FILTER attributes are always in a vector index.
+    if (attribute == index.vector->attribute) return true;
+    for (const auto& f : index.vector->inline_filters) {
+      if (f.name == attribute) return true;
+    }
+  }
   return index.projection == model::ProjectionType::kInclude &&
          std::find(index.non_key_attributes.begin(), index.non_key_attributes.end(),
                    attribute) != index.non_key_attributes.end();
@@ -102,7 +122,9 @@ model::Item EntryKeyAttributes(const model::TableDescriptor& table,
   model::Item out;
   CopyAttribute(item, table.key.hash.name, &out);
   if (table.key.range) CopyAttribute(item, table.key.range->name, &out);
-  for (const model::KeyElement* e : index.key.HashElements()) CopyAttribute(item, e->name, &out);
+  if (!index.IsVector() || index.vector->has_hash) {
+    for (const model::KeyElement* e : index.key.HashElements()) CopyAttribute(item, e->name, &out);
+  }
   for (const model::KeyElement* e : index.key.RangeElements()) CopyAttribute(item, e->name, &out);
   return out;
 }
@@ -111,6 +133,10 @@ model::Item Project(const model::TableDescriptor& table, const model::SecondaryI
                     const model::Item& item) {
   if (index.projection == model::ProjectionType::kAll) return item;
   model::Item out = EntryKeyAttributes(table, index, item);
+  if (index.IsVector()) {
+    CopyAttribute(item, index.vector->attribute, &out);
+    for (const auto& f : index.vector->inline_filters) CopyAttribute(item, f.name, &out);
+  }
   if (index.projection == model::ProjectionType::kInclude) {
     for (const auto& name : index.non_key_attributes) CopyAttribute(item, name, &out);
   }

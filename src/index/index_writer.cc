@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "index/index_key.h"
+#include "index/vector_value.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
 
@@ -99,7 +100,9 @@ enum Checks : unsigned { kTypes = 1, kNotEmpty = 2 };
 
 Status CheckIndexKeys(const model::TableDescriptor& table, const model::Item& item,
                       IndexKeyWrite write, unsigned checks) {
+  if (checks & kTypes) RETURN_IF_ERROR(CheckVectorAttributes(table, item));
   for (const model::SecondaryIndex& index : table.indexes) {
+    if (index.IsVector() && !index.vector->has_hash) continue;
     for (bool hash : {true, false}) {
       // A multi-attribute key's values count together against the key's limit, as the
       // service's "Aggregated size of all range keys" says of sort keys (docs/compatibility.md).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/attribute_value.h"
+#include "model/vector_metric.h"
 #include "model/versioned_table.h"
 
 namespace ttlstore::model {
@@ -70,7 +71,23 @@ enum class ProjectionType : uint8_t { kAll = 0, kKeysOnly = 1, kInclude = 2 };  
 // items are still being indexed (writes already maintain it; reads are refused).
 enum class IndexStatus : uint8_t { kActive = 0, kCreating = 1 };  // persisted
 
-// A local or global secondary index (declared at CreateTable, or a GSI added by UpdateTable).
+// What makes a SecondaryIndex a DynamoDB vector index (CreateTable's VectorIndexes,
+// UpdateTable's VectorIndexUpdates; docs/vector-indexes.md). Persisted. The index's entries are
+// ordinary index entries (src/index/index_key.h): an item is in the index when its vector
+// attribute is a list of `dimensions` numbers and it has the SearchSchema HASH attribute (if
+// any, held as SecondaryIndex::key.hash); the entry holds the projected item.
+struct VectorIndexSettings {
+  std::string attribute;  // VectorAttribute.AttributeName
+  uint32_t dimensions = 0;
+  VectorMetric metric = VectorMetric::kCosine;  // DistanceFunction
+  // The SearchSchema's HASH element, if any, is SecondaryIndex::key.hash (key.hash.name is
+  // empty otherwise); its INLINE_FILTER elements, in SearchSchema order.
+  bool has_hash = false;
+  std::vector<KeyElement> inline_filters;
+};
+
+// A local or global secondary index (declared at CreateTable, or a GSI added by UpdateTable),
+// or a vector index (`vector` set; `global` false, no range key).
 struct SecondaryIndex {
   std::string name;
   // Prefixes the index's entries (src/index/index_key.h); unique within the table and never
@@ -83,6 +100,10 @@ struct SecondaryIndex {
   std::vector<std::string> non_key_attributes;  // for kInclude
   int64_t read_capacity = 0;                    // GSI ProvisionedThroughput
   int64_t write_capacity = 0;
+  std::optional<VectorIndexSettings> vector;    // set for a vector index
+  bool IsVector() const { return vector.has_value(); }
+  // A local secondary index (neither global nor a vector index).
+  bool IsLocal() const { return !global && !vector; }
 };
 
 // DynamoDB Streams view types. Persisted.

@@ -139,6 +139,17 @@ enum IndexTag : uint64_t {
   // KeySchema order (absent for every other index, so older descriptors read unchanged).
   kIndexMoreHashKey = 11,   // key element, repeated
   kIndexMoreRangeKey = 12,  // key element, repeated
+  // Present only for a DynamoDB vector index: nested VectorTag fields.
+  kIndexVector = 13,
+};
+
+// Fields inside a kIndexVector payload; persisted.
+enum VectorTag : uint64_t {
+  kVectorAttribute = 1,     // bytes: VectorAttribute.AttributeName
+  kVectorDimensions = 2,    // varint
+  kVectorMetric = 3,        // varint model::VectorMetric
+  kVectorHasHash = 4,       // varint 0/1: the SearchSchema HASH element is the index's hash key
+  kVectorInlineFilter = 5,  // key element, repeated in SearchSchema order
 };
 
 std::string EncodeElement(const model::KeyElement& e) {
@@ -280,7 +291,43 @@ std::string EncodeIndex(const model::SecondaryIndex& ix) {
   PutVarintField(&out, kIndexWrite, static_cast<uint64_t>(ix.write_capacity));
   PutVarintField(&out, kIndexId, ix.id);
   PutVarintField(&out, kIndexStatus, static_cast<uint64_t>(ix.status));
+  if (ix.vector) {
+    std::string v;
+    PutField(&v, kVectorAttribute, ix.vector->attribute);
+    PutVarintField(&v, kVectorDimensions, ix.vector->dimensions);
+    PutVarintField(&v, kVectorMetric, static_cast<uint64_t>(ix.vector->metric));
+    PutVarintField(&v, kVectorHasHash, ix.vector->has_hash ? 1 : 0);
+    for (const auto& f : ix.vector->inline_filters) {
+      PutField(&v, kVectorInlineFilter, EncodeElement(f));
+    }
+    PutField(&out, kIndexVector, v);
+  }
   return out;
+}
+
+bool DecodeVector(std::string_view in, model::VectorIndexSettings* vs) {
+  while (!in.empty()) {
+    uint64_t tag, v = 0;
+    std::string_view p;
+    if (!GetVarint64(&in, &tag) || !GetLengthPrefixed(&in, &p)) return false;
+    bool ok = true;
+    switch (tag) {
+      case kVectorAttribute: vs->attribute.assign(p); break;
+      case kVectorDimensions:
+        ok = GetVarintPayload(p, &v);
+        vs->dimensions = static_cast<uint32_t>(v);
+        break;
+      case kVectorMetric:
+        ok = GetVarintPayload(p, &v) && v <= 2;
+        vs->metric = static_cast<model::VectorMetric>(v);
+        break;
+      case kVectorHasHash: ok = GetVarintPayload(p, &v); vs->has_hash = v != 0; break;
+      case kVectorInlineFilter: ok = DecodeElement(p, &vs->inline_filters.emplace_back()); break;
+      default: break;
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
 
 bool DecodeIndex(std::string_view in, model::SecondaryIndex* ix) {
@@ -308,6 +355,7 @@ bool DecodeIndex(std::string_view in, model::SecondaryIndex* ix) {
         ok = GetVarintPayload(p, &v);
         ix->status = static_cast<model::IndexStatus>(v);
         break;
+      case kIndexVector: ok = DecodeVector(p, &ix->vector.emplace()); break;
       default: break;
     }
     if (!ok) return false;
