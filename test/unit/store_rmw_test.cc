@@ -172,8 +172,9 @@ TEST_P(StoreRmwTest, AConflictRerunsTheFunctionOnFreshReadsAndAppliesItOnce) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->size_bytes, 2);
   // Conflicts past the limit: a retryable error, nothing written.
-  store_->InjectConflictsForTest(Store::kMaxConflictAttempts);
+  store_->InjectConflictsForTest(1000);
   Status s = store_->ReadModifyWrite({{std::nullopt, key}}, increment);
+  store_->InjectConflictsForTest(0);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code(), ErrorCode::kStorageUnavailable);
   item = store_->GetItem(key);
