@@ -30,7 +30,10 @@ struct SearchField {
   std::string name;  // the table column (primary-key or attribute) it indexes
   SearchFieldType type = SearchFieldType::kKeyword;
   bool index = true;               // searchable
-  bool sort_and_agg = false;       // the protocol's doc_values: usable in sorts
+  bool sort_and_agg = false;       // the protocol's doc_values: usable in sorts and aggregations
+  // The request did not say doc_values: sort_and_agg is the service's default for the type
+  // (search/field_defaults.h), and DescribeSearchIndex leaves doc_values out, as it came.
+  bool sort_and_agg_defaulted = false;
   bool store = true;               // returned by RETURN_ALL_FROM_INDEX
   bool is_array = false;           // the column holds a JSON array of values of `type`
   std::string analyzer;            // Text only: "single_word" (default), "split", "min_word",

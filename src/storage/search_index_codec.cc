@@ -23,7 +23,7 @@ enum SearchFieldTag : uint64_t {
   kSfName = 1,
   kSfType = 2,          // varint SearchFieldType
   kSfFlags = 3,         // varint: 1 index, 2 sort_and_agg, 4 store, 8 is_array,
-                        // 16 enable_highlighting
+                        // 16 enable_highlighting, 32 sort_and_agg_defaulted
   kSfAnalyzer = 4,
   kSfAnalyzerParameter = 5,
   kSfDateFormat = 6,    // repeated
@@ -62,6 +62,7 @@ bool DecodeField(std::string_view in, model::SearchField* f, int depth = 0) {
         f->store = v & 4;
         f->is_array = v & 8;
         f->enable_highlighting = v & 16;
+        f->sort_and_agg_defaulted = v & 32;
         break;
       case kSfAnalyzer: f->analyzer.assign(p); break;
       case kSfAnalyzerParameter: f->analyzer_parameter.assign(p); break;
@@ -110,7 +111,8 @@ std::string EncodeField(const model::SearchField& f) {
   PutVarintField(&p, kSfType, static_cast<uint64_t>(f.type));
   PutVarintField(&p, kSfFlags, (f.index ? 1 : 0) | (f.sort_and_agg ? 2 : 0) |
                                    (f.store ? 4 : 0) | (f.is_array ? 8 : 0) |
-                                   (f.enable_highlighting ? 16 : 0));
+                                   (f.enable_highlighting ? 16 : 0) |
+                                   (f.sort_and_agg_defaulted ? 32 : 0));
   if (!f.analyzer.empty()) PutField(&p, kSfAnalyzer, f.analyzer);
   if (!f.analyzer_parameter.empty()) PutField(&p, kSfAnalyzerParameter, f.analyzer_parameter);
   for (const auto& d : f.date_formats) PutField(&p, kSfDateFormat, d);

@@ -130,11 +130,19 @@ Result<model::SearchField> FieldOf(const model::TablestoreSchema& table, const p
   if (f.has_json_type()) {
     return Error::Validation("json_type is only for JSON fields, which ttlstore does not support.");
   }
-  // The SDKs send index, doc_values and store only when true: absent index and store are the
-  // service's default true; absent doc_values is false.
+  // Absent index and store are the service's default true. Absent doc_values (the Node SDK
+  // sends it only when true; the others when the user set it) enables sorting and aggregation
+  // on every type but Text (and Nested and Vector, which have none): the Python SDK's agg_test
+  // and group_by_test, run against the service, aggregate and group Long, Double, Boolean,
+  // Keyword-array, GeoPoint and nested fields created without it; its search_index_test reads
+  // such a field back from DescribeSearchIndex without doc_values (docs/tablestore.md).
   out.index = !f.has_index() || f.index();
   out.store = !f.has_store() || f.store();
-  out.sort_and_agg = f.has_doc_values() && f.doc_values();
+  out.sort_and_agg_defaulted = !f.has_doc_values();
+  out.sort_and_agg = f.has_doc_values() ? f.doc_values()
+                                        : out.type != model::SearchFieldType::kText &&
+                                              out.type != model::SearchFieldType::kNested &&
+                                              out.type != model::SearchFieldType::kVector;
   out.is_array = f.has_is_array() && f.is_array();
   if (out.type == model::SearchFieldType::kText) {
     if (out.sort_and_agg) {
@@ -246,7 +254,7 @@ void FillField(const model::SearchField& f, pb::FieldSchema* fs) {
   fs->set_field_name(f.name);
   fs->set_field_type(static_cast<pb::FieldType>(f.type));
   fs->set_index(f.index);
-  fs->set_doc_values(f.sort_and_agg);
+  if (!f.sort_and_agg_defaulted) fs->set_doc_values(f.sort_and_agg);
   fs->set_store(f.store);
   fs->set_is_array(f.is_array);
   if (f.type == model::SearchFieldType::kText) {

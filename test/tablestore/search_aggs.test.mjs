@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { Long, Server, TableStore, condition, expectOtsError, num, uniqueName } from './helpers.mjs';
 import { Q, RT, idOf, waitCount } from './search_helpers.mjs';
 import { check } from './crash_helpers.mjs';
-import { rawSearch } from './search_raw.mjs';
+import { msg, pbBytes, pbVarint, raw, rawSearch } from './search_raw.mjs';
 import { decode, encode } from './sdk_wire.mjs';
 
 const FT = TableStore.FieldType;
@@ -529,13 +529,38 @@ describe('Search aggregations and group-bys against a brute force', () => {
     assert.match(r.error.message, /Group-bys nest deeper than the limit: 3 levels/);
   });
 
-  it('refusals: a missing field, a field without enable_sort_and_agg, a wrong type, geo group-bys', async () => {
+  it('a field created without enableSortAndAgg aggregates: the service defaults it on', async () => {
+    // The Python SDK's agg_test and group_by_test (run against the service) aggregate and group
+    // Long fields created without enable_sort_and_agg; its search_index_test reads them back
+    // from DescribeSearchIndex without it. 'ns' is such a field.
+    const v = await aggValues(Q.all(), [agg('sum_ns', AT.AGG_SUM, { fieldName: 'ns' })]);
+    assert.equal(v.sum_ns.value, sum(valuesOf(ROWS, 'ns')));
+    const r = await run(Q.all(), { groupBys: [field('g', 'ns')] });
+    assert.equal(r.groupBys.groupByResults[0].groupByResult.items.length, 10);
+    const d = await client.describeSearchIndex({ tableName: t, indexName: ix });
+    const ns = d.schema.fieldSchemas.find((f) => f.fieldName === 'ns');
+    assert.ok(!ns.docValues, 'DescribeSearchIndex leaves doc_values out, as it came');
+  });
+
+  it('refusals: a missing field, a field with enable_sort_and_agg false, a wrong type, geo group-bys', async () => {
     await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_AVG, { fieldName: 'nope' })] }),
       400, 'OTSParameterInvalid', '[avg agg] field: nope does not exist');
-    await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_SUM, { fieldName: 'ns' })] }),
+    // doc_values false, said explicitly (raw CreateSearchIndex: the Node SDK sends it only when
+    // true). FieldSchema { 1 name, 2 type LONG(1), 5 index, 6 doc_values }.
+    const off = 'ix_off';
+    const create = msg(pbBytes(1, t), pbBytes(2, off),
+      pbBytes(3, pbBytes(1, msg(pbBytes(1, 'ns'), pbVarint(2, 1), pbVarint(5, 1), pbVarint(6, 0)))));
+    const res = await raw(server, 'CreateSearchIndex', create);
+    assert.equal(res.status, 200);
+    const onOff = (searchQuery) => client.search({ tableName: t, indexName: off, searchQuery: {
+      query: Q.all(), limit: 0, ...searchQuery }, columnToGet: { returnType: RT.RETURN_NONE } });
+    await expectOtsError(onOff({ aggs: { aggs: [agg('a', AT.AGG_SUM, { fieldName: 'ns' })] } }),
       400, 'OTSParameterInvalid', '[sum agg] field:ns must enable enable_sort_and_agg, but enable_sort_and_agg is not enabled');
-    await expectOtsError(run(Q.all(), { groupBys: [field('g', 'ns')] }),
+    await expectOtsError(onOff({ groupBys: { groupBys: [field('g', 'ns')] } }),
       400, 'OTSParameterInvalid', '[groupby_field] field:ns must enable enable_sort_and_agg');
+    const d = await client.describeSearchIndex({ tableName: t, indexName: off });
+    assert.equal(d.schema.fieldSchemas[0].docValues, false);
+    await client.deleteSearchIndex({ tableName: t, indexName: off });
     await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_SUM, { fieldName: 'k' })] }),
       400, 'OTSParameterInvalid', '[sum agg] field_name:k type:keyword is invalid, allow [long, double]');
     await expectOtsError(run(Q.all(), { groupBys: [{ name: 'g', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'l', precision: 5 } }] }),

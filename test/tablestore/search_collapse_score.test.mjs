@@ -132,9 +132,12 @@ describe('collapse and function scores', () => {
       for (let i = 1; i < scores.length; i++) assert.ok(scores[i - 1] >= scores[i], String(scores));
     });
 
-    it('refusals: field types, enable_sort_and_agg, arrays, next_token', async () => {
+    it('refusals: field types, arrays, next_token', async () => {
       await expectOtsError(run(Q.all(), { collapse: 't' }), 400, 'OTSParameterInvalid', 'KEYWORD, LONG and DOUBLE');
-      await expectOtsError(run(Q.all(), { collapse: 'nosort' }), 400, 'OTSParameterInvalid', 'enable_sort_and_agg');
+      // 'nosort' was created without enableSortAndAgg, which the service (and ttlstore) takes as
+      // on for a Long field (docs/tablestore.md); the Node SDK cannot send it false, so the
+      // refusal of a field with it off is tested raw in search_aggs.test.mjs.
+      assert.ok((await run(Q.all(), { collapse: 'nosort' })).rows.length > 0);
       await expectOtsError(run(Q.all(), { collapse: 'tags' }), 400, 'OTSParameterInvalid', 'array');
       await expectOtsError(run(Q.all(), { collapse: 'absent' }), 400, 'OTSParameterInvalid', 'absent');
       const first = await run(Q.all(), { limit: 5 });
@@ -261,8 +264,8 @@ describe('collapse and function scores', () => {
       await expectOtsError(run(geo), 400, 'OTSParameterInvalid', 'DecayFuncGeoParam');
       await expectOtsError(run(fsq({ functions: [{ fieldValueFactorFunction: { fieldName: 'cat' } }] })),
         400, 'OTSParameterInvalid', 'FieldValueFactor');
-      await expectOtsError(run(fsq({ functions: [{ fieldValueFactorFunction: { fieldName: 'nosort' } }] })),
-        400, 'OTSParameterInvalid', 'enable_sort_and_agg');
+      // enableSortAndAgg left out is on (see the collapse refusals above).
+      assert.ok((await run(fsq({ functions: [{ fieldValueFactorFunction: { fieldName: 'nosort' } }] }))).rows);
       await expectOtsError(run(fsq({ functions: [...functions, { weight: 2 }] })), 400, 'OTSParameterInvalid', 'at most 3');
       await expectOtsError(run(fsq({ functions: [{ decayFunction: { ...functions[2].decayFunction, decayParam: { origin: 1, scale: 0 } } }] })),
         400, 'OTSParameterInvalid', 'scale');
