@@ -560,7 +560,8 @@ describe('Search aggregations and group-bys against a brute force', () => {
       400, 'OTSParameterInvalid', '[groupby_field] field:ns must enable enable_sort_and_agg');
     const d = await client.describeSearchIndex({ tableName: t, indexName: off });
     assert.equal(d.schema.fieldSchemas[0].docValues, false);
-    await client.deleteSearchIndex({ tableName: t, indexName: off });
+    // Kept: the last test runs `ttlstore check` right after stopping the server, and a deleted
+    // index's folder is removed by the search thread's next pass, which a stop can precede.
     await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_SUM, { fieldName: 'k' })] }),
       400, 'OTSParameterInvalid', '[sum agg] field_name:k type:keyword is invalid, allow [long, double]');
     await expectOtsError(run(Q.all(), { groupBys: [{ name: 'g', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'l', precision: 5 } }] }),
