@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "search/agg_eval.h"
+#include "search/bool_query.h"
 
 namespace ttlstore::search {
 namespace {
@@ -43,7 +44,7 @@ Result<AggOutput> RunAggregations(const model::SearchIndexMeta& index, const Xap
   {
     MatchSpyAll spy(&matches, scores);
     Xapian::Enquire enquire(db);
-    enquire.set_query(query);
+    enquire.set_query(scores ? query : BoolQuery(query));
     if (!scores) enquire.set_weighting_scheme(Xapian::BoolWeight());
     enquire.add_matchspy(&spy);
     enquire.get_mset(0, 0, db.get_doccount());

@@ -9,6 +9,7 @@
 
 #include "search/agg_eval.h"
 #include "search/agg_validate.h"
+#include "search/bool_query.h"
 #include "search/query_builder.h"
 
 namespace ttlstore::search {
@@ -209,7 +210,7 @@ Result<const std::vector<bool>*> Evaluator::Members(const Query& q) {
   std::vector<Xapian::docid> hits;
   DocidSpy spy(&hits);
   Xapian::Enquire enquire(db_);
-  enquire.set_query(built);
+  enquire.set_query(BoolQuery(built));
   enquire.set_weighting_scheme(Xapian::BoolWeight());
   enquire.add_matchspy(&spy);
   enquire.get_mset(0, 0, db_.get_doccount());

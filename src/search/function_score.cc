@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 
+#include "search/bool_query.h"
 #include "search/query_builder.h"
 #include "search/terms.h"
 
@@ -365,7 +366,7 @@ Result<Xapian::Query> BuildFunctionScore(const model::SearchIndexMeta& index,
     if (q.functions[i].filter.empty()) continue;
     sets[i] = std::make_unique<DocSet>(db.get_lastdocid());
     Xapian::Enquire e(db);
-    e.set_query(Xapian::Query(Xapian::Query::OP_FILTER, inner, filters[i]));
+    e.set_query(BoolQuery(Xapian::Query(Xapian::Query::OP_FILTER, inner, filters[i])));
     e.set_weighting_scheme(Xapian::BoolWeight());
     e.add_matchspy(sets[i].get());
     e.get_mset(0, 0, db.get_doccount());

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <queue>
 
+#include "search/bool_query.h"
 #include "search/terms.h"
 #include "vector/knn_plan.h"
 
@@ -84,7 +85,7 @@ float VectorDistance(vector::Metric m, const float* q, const float* v, size_t di
 
 std::vector<Xapian::docid> MatchingDocids(const Xapian::Database& db, const Xapian::Query& q) {
   Xapian::Enquire enquire(db);
-  enquire.set_query(q);
+  enquire.set_query(BoolQuery(q));
   enquire.set_weighting_scheme(Xapian::BoolWeight());
   enquire.set_docid_order(Xapian::Enquire::ASCENDING);
   Xapian::MSet mset = enquire.get_mset(0, std::max<Xapian::doccount>(db.get_doccount(), 1));
@@ -137,7 +138,7 @@ std::vector<vector::Neighbor> NearestDocuments(const Xapian::Database& db, const
 size_t CountMatches(const Xapian::Database& db, const Xapian::Query& q, size_t at_least) {
   if (q.get_type() == Xapian::Query::LEAF_MATCH_ALL) return db.get_doccount();
   Xapian::Enquire enquire(db);
-  enquire.set_query(q);
+  enquire.set_query(BoolQuery(q));
   enquire.set_weighting_scheme(Xapian::BoolWeight());
   Xapian::MSet mset = enquire.get_mset(0, 0, Xapian::doccount(std::min<size_t>(at_least, UINT32_MAX)));
   if (mset.get_matches_lower_bound() < at_least) return mset.get_matches_lower_bound();

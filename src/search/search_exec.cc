@@ -12,6 +12,7 @@
 
 #include "search/agg_exec.h"
 #include "search/agg_validate.h"
+#include "search/bool_query.h"
 #include "search/collapse.h"
 #include "search/document.h"
 #include "search/engine_impl.h"
@@ -313,8 +314,10 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
           break;
       }
     };
+    // Key order weighs nothing (BoolWeight): its query goes through BoolQuery (bool_query.h).
+    const Xapian::Query matched = order == MatchOrder::kKey ? BoolQuery(q) : q;
     Xapian::Enquire enquire(db);
-    enquire.set_query(q);
+    enquire.set_query(matched);
     configure(enquire);
     Xapian::doccount first = Xapian::doccount(req.offset);
     std::unique_ptr<AfterKey> after;
@@ -334,7 +337,7 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     // the total counts the rows before collapsing, as the service's).
     bool count_in_page = req.total_count && !after && req.limit > 0 && collapse_field < 0;
     if (collapse_field >= 0 && req.limit > 0) {
-      for (auto& h : CollapsedPage(db, q, size_t(collapse_field), configure, km, order, first,
+      for (auto& h : CollapsedPage(db, matched, size_t(collapse_field), configure, km, order, first,
                                    Xapian::doccount(req.limit))) {
         out.hits.push_back(Hit{h.doc.get_value(kSlotRowKey), h.weight});
       }
@@ -369,7 +372,7 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     }
     if (req.total_count && !count_in_page) {
       Xapian::Enquire count(db);
-      count.set_query(q);
+      count.set_query(BoolQuery(q));
       count.set_weighting_scheme(Xapian::BoolWeight());
       Xapian::MSet all = count.get_mset(0, 0, db.get_doccount());
       out.total_hits = int64_t(all.get_matches_estimated());
@@ -491,7 +494,7 @@ Result<ScanResult> SearchEngine::ParallelScan(uint32_t table_id,
                       Xapian::Query((new DocidFloorSource(floor))->release()));
     q = WithTtl(q, index, table, req.now_ms);
     Xapian::Enquire enquire(db);
-    enquire.set_query(q);
+    enquire.set_query(BoolQuery(q));
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_sort_by_relevance();
