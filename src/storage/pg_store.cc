@@ -523,7 +523,7 @@ Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const Rm
     rollback();
     return status;
   }
-  std::vector<PgStatement> second = static_cast<PgSink&>(SinkOf(batch)).Finish();
+  std::vector<PgStatement> second = static_cast<PgSink&>(SinkOf(batch)).statements();
   if (second.empty()) {
     rollback();  // nothing to write: releases the locks
     return Status::Ok();
