@@ -1,8 +1,7 @@
 // Writes and reads that span several items: BatchWriteItem, TransactWriteItems and
-// TransactGetItems. The writes are one storage read-modify-write of every key involved
-// (storage::Store::ReadModifyWrite): read the old items, decide, and commit one WriteBatch: a
-// transaction is all-or-nothing, and so, in ttlstore, is a batch write. TransactGetItems reads
-// every item from one view of the store.
+// TransactGetItems. All of them lock every key involved (in stripe order, so they never
+// deadlock with each other), read the old items, decide, and commit one WriteBatch: a
+// transaction is all-or-nothing, and so, in ttlstore, is a batch write.
 #pragma once
 
 #include <deque>
@@ -69,7 +68,7 @@ struct TransactGet {
   model::Item key;
 };
 
-// Reads every item from one view of the store, so no transaction shows halfway through.
+// Reads every item while holding their locks, so no transaction commits halfway through.
 Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<TransactGet>& gets);
 
 // ClientRequestToken idempotency: a token seen in the last 10 minutes with the same request
