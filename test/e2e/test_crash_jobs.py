@@ -179,19 +179,37 @@ def index_status(client, name: str = "by_g") -> str | None:
     return None
 
 
-def stream_records(streams, stream_arn: str) -> list[dict]:
-    shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
-    out = []
-    for shard in shards:
-        it = streams.get_shard_iterator(StreamArn=stream_arn, ShardId=shard["ShardId"],
-                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-        while it:
-            page = streams.get_records(ShardIterator=it, Limit=1000)
-            out += page["Records"]
-            if not page["Records"]:
-                break
-            it = page.get("NextShardIterator")
-    return out
+def stream_records(streams, stream_arn: str, expect: int | None = None,
+                   timeout: float = 30) -> list[dict]:
+    """Every record of the stream, shard by shard. Without `expect`: up to each shard's first
+    empty page. With it: keeps following every shard's iterator through empty pages (as a
+    consumer of the service must: a page may be empty while later records exist, e.g. while a
+    sequence number whose write failed is still unresolved) until `expect` records were read or
+    `timeout` seconds passed."""
+    deadline = time.monotonic() + timeout
+    iterators: dict[str, str | None] = {}
+    out: list[dict] = []
+    while True:
+        shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
+        for shard in shards:
+            if shard["ShardId"] not in iterators:
+                iterators[shard["ShardId"]] = streams.get_shard_iterator(
+                    StreamArn=stream_arn, ShardId=shard["ShardId"],
+                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        progressed = False
+        for shard_id, it in iterators.items():
+            while it:
+                page = streams.get_records(ShardIterator=it, Limit=1000)
+                out += page["Records"]
+                it = page.get("NextShardIterator")
+                if not page["Records"]:
+                    break
+                progressed = True
+            iterators[shard_id] = it
+        if expect is None or len(out) >= expect or time.monotonic() > deadline:
+            return out
+        if not progressed:
+            time.sleep(0.2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,7 +306,7 @@ def test_sweeper_during_an_expiry_wave(start_server, tmp_path, seed):
     wait_until(lambda: keys_present(client) == want, 60, "the wave finished after the restart")
     assert index_count(client, "by_g") == len(want)
     arn = client.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
-    records = stream_records(make_streams_client(srv.endpoint), arn)
+    records = stream_records(make_streams_client(srv.endpoint), arn, expect=n + len(expiring))
     inserts = [r for r in records if r["eventName"] == "INSERT"]
     removes = [r for r in records if r["eventName"] == "REMOVE"]
     assert len(inserts) == n

@@ -179,7 +179,8 @@ def test_sweeper_during_an_expiry_wave(pg, serve, tmp_path, seed):
                "the wave finished after the database came back")
     assert index_count(client, "by_g") == len(want)
     arn = client.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
-    records = stream_records(make_streams_client(srv.endpoint), arn)
+    records = stream_records(make_streams_client(srv.endpoint), arn,
+                             expect=ITEMS + len(expiring))
     removed = sorted(r["dynamodb"]["Keys"]["pk"]["S"] for r in records
                      if r["eventName"] == "REMOVE")
     assert removed == sorted(f"k{i:06d}" for i in expiring), \
