@@ -402,7 +402,7 @@ Result<std::string> UpdateTable(const Services& s, const rapidjson::Value& req) 
   }
   ASSIGN_OR_RETURN(answer, RenderUpdatedTable(s, *table));
   table.reset();
-  index::IndexBuilder inline_builder(s.items.store(), s.items.locks(), s.catalog);
+  index::IndexBuilder inline_builder(s.items.store(), s.catalog);
   for (uint32_t id : dropped) RETURN_IF_ERROR(inline_builder.DropNow(table_id, id));
   for (uint32_t id : created) RETURN_IF_ERROR(inline_builder.BuildNow(table_id, id));
   return answer;

@@ -7,7 +7,6 @@
 #include <random>
 #include <set>
 
-#include "common/key_locks.h"
 #include "model/item_size.h"
 #include "ops/row_batch.h"
 #include "storage/catalog_codec.h"
@@ -187,16 +186,23 @@ Status WriteRestoredItems(storage::Store& store, ops::ItemOps& items,
   std::vector<std::string> keys;
   keys.reserve(pending.size());
   for (const auto& p : pending) keys.push_back(p.key);
-  // Under the items' locks, against what is there: the table is visible while it loads, and a
-  // write that got there first must be counted (stats) and indexed right.
-  KeyLocks::Guard guard(items.locks(), keys);
-  storage::WriteBatch batch(store);
-  for (auto& p : pending) {
-    ASSIGN_OR_RETURN(old, items.ReadLocked(p.key));
-    items.AddPut(batch, table, p.key, p.item, model::ItemSize(p.item), old);
-  }
+  // In one read-modify-write of the items (storage::Store::ReadModifyWrite), against what is
+  // there: the table is visible while it loads, and a write that got there first must be
+  // counted (stats) and indexed right.
+  std::vector<storage::RmwKey> rmw_keys;
+  rmw_keys.reserve(keys.size());
+  for (const auto& key : keys) rmw_keys.push_back({std::nullopt, key});
+  RETURN_IF_ERROR(store.ReadModifyWrite(
+      rmw_keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        for (size_t i = 0; i < pending.size(); ++i) {
+          ASSIGN_OR_RETURN(old, ops::ItemOps::DecodeRead(reads[i]));
+          const RestoredItem& p = pending[i];
+          items.AddPut(batch, table, p.key, p.item, model::ItemSize(p.item), old);
+        }
+        return Status::Ok();
+      }));
   pending.clear();
-  return store.Write(batch);
+  return Status::Ok();
 }
 
 Status FinishRestore(ops::TableCatalog& catalog, const model::TableDescriptor& table) {

@@ -25,8 +25,8 @@ const model::SecondaryIndex* FindById(const model::TableDescriptor& table, uint3
 
 }  // namespace
 
-IndexBuilder::IndexBuilder(storage::Store& store, KeyLocks& locks, IndexCatalog& catalog)
-    : store_(store), locks_(locks), catalog_(catalog) {}
+IndexBuilder::IndexBuilder(storage::Store& store, IndexCatalog& catalog)
+    : store_(store), catalog_(catalog) {}
 
 IndexBuilder::~IndexBuilder() { Stop(); }
 
@@ -141,23 +141,31 @@ Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id) {
     }
     if (keys.empty()) return Status::Ok();
     last = keys.back();
-    KeyLocks::Guard guard(locks_, keys);
-    storage::WriteBatch batch(store_);
-    for (const auto& key : keys) {
-      ASSIGN_OR_RETURN(raw, store_.GetItem(key));
-      if (!raw) continue;  // deleted since the scan
-      auto item = storage::DecodeItem(*raw);
-      if (!item) return Error::Internal("corrupt item record");
-      auto index_key = IndexKeyOf(*index, *item);
-      if (!index_key) continue;
-      std::string entry_key = EntryKey(table_id, *index, *index_key, key);
-      ASSIGN_OR_RETURN(existing, store_.Get(storage::Family::kIndexes, entry_key));
-      if (existing) continue;  // a writer indexed it already
-      model::Item projected = Project(*table, *index, *item);
-      batch.Put(storage::Family::kIndexes, entry_key, storage::EncodeItem(projected));
-      batch.AddIndexStats(table_id, index_id, 1, static_cast<int64_t>(model::ItemSize(projected)));
-    }
-    RETURN_IF_ERROR(store_.Write(batch));
+    // One read-modify-write of the chunk's items (storage::Store::ReadModifyWrite): a writer of
+    // one of them commits (and indexes it) before the read or after this batch.
+    std::vector<storage::RmwKey> rmw_keys;
+    rmw_keys.reserve(keys.size());
+    for (const auto& key : keys) rmw_keys.push_back({std::nullopt, key});
+    RETURN_IF_ERROR(store_.ReadModifyWrite(
+        rmw_keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+          for (size_t i = 0; i < keys.size(); ++i) {
+            const std::string& key = keys[i];
+            const auto& raw = reads[i];
+            if (!raw) continue;  // deleted since the scan
+            auto item = storage::DecodeItem(*raw);
+            if (!item) return Error::Internal("corrupt item record");
+            auto index_key = IndexKeyOf(*index, *item);
+            if (!index_key) continue;
+            std::string entry_key = EntryKey(table_id, *index, *index_key, key);
+            ASSIGN_OR_RETURN(existing, store_.Get(storage::Family::kIndexes, entry_key));
+            if (existing) continue;  // a writer indexed it already
+            model::Item projected = Project(*table, *index, *item);
+            batch.Put(storage::Family::kIndexes, entry_key, storage::EncodeItem(projected));
+            batch.AddIndexStats(table_id, index_id, 1,
+                                static_cast<int64_t>(model::ItemSize(projected)));
+          }
+          return Status::Ok();
+        }));
     if (keys.size() < kChunk) return Status::Ok();
   }
 }

@@ -9,8 +9,8 @@
 //   1. Writers that resolved the table before the index was published do not know the index.
 //      The worker first waits until no request holds such an older table version
 //      (IndexCatalog::WaitForOlderVersions); from then on every writer maintains the index.
-//   2. The backfill indexes each item under the item's key lock, and only if the item has no
-//      entry yet (a writer may have indexed it already).
+//   2. The backfill indexes each item in a storage read-modify-write of the item's key, and
+//      only if the item has no entry yet (a writer may have indexed it already).
 //   3. While an index is CREATING, writers check whether the old item's entry really exists
 //      before removing it (index_writer.cc), so the per-index stats stay exact.
 #pragma once
@@ -24,7 +24,6 @@
 #include <mutex>
 #include <thread>
 
-#include "common/key_locks.h"
 #include "common/result.h"
 #include "model/table.h"
 #include "storage/store.h"
@@ -48,7 +47,7 @@ class IndexCatalog {
 
 class IndexBuilder {
  public:
-  IndexBuilder(storage::Store& store, KeyLocks& locks, IndexCatalog& catalog);
+  IndexBuilder(storage::Store& store, IndexCatalog& catalog);
   ~IndexBuilder();  // Stop()s
   IndexBuilder(const IndexBuilder&) = delete;
   IndexBuilder& operator=(const IndexBuilder&) = delete;
@@ -84,7 +83,6 @@ class IndexBuilder {
   Status RemoveEntries(uint32_t table_id, uint32_t index_id);
 
   storage::Store& store_;
-  KeyLocks& locks_;
   IndexCatalog& catalog_;
   std::mutex mu_;
   std::condition_variable wake_;

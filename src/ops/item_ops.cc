@@ -120,25 +120,13 @@ Result<ReadOutcome> Decoded(const std::optional<std::string>& raw) {
 
 }  // namespace
 
-Result<ReadOutcome> ItemOps::ReadLocked(const std::string& key) {
-  ASSIGN_OR_RETURN(raw, store_.GetItem(key));
+Result<ReadOutcome> ItemOps::DecodeRead(const std::optional<std::string>& raw) {
   return Decoded(raw);
 }
 
-Result<std::vector<ReadOutcome>> ItemOps::ReadAllLocked(const std::vector<std::string>& keys) {
-  ASSIGN_OR_RETURN(raws, store_.GetItems(keys));
-  std::vector<ReadOutcome> olds;
-  olds.reserve(raws.size());
-  for (const auto& raw : raws) {
-    ASSIGN_OR_RETURN(old, Decoded(raw));
-    olds.push_back(std::move(old));
-  }
-  return olds;
-}
-
-Result<ReadOutcome> ItemOps::ReadAndCheck(const std::string& encoded_key,
-                                          const expr::Condition* condition, WriteOutcome* out) {
-  ASSIGN_OR_RETURN(old, ReadLocked(encoded_key));
+Result<ReadOutcome> ItemOps::CheckRead(const std::optional<std::string>& raw,
+                                       const expr::Condition* condition, WriteOutcome* out) {
+  ASSIGN_OR_RETURN(old, Decoded(raw));
   out->old_size = old.size;
   if (condition && !condition->Evaluate(old.item ? *old.item : model::Item())) {
     out->old_item = std::move(old.item);
@@ -247,35 +235,40 @@ bool ItemOps::CreatesNothing(const model::Item& key, const ReadOutcome& old,
 Result<WriteOutcome> ItemOps::Put(const model::TableDescriptor& table, const model::Item& item,
                                   const expr::Condition* condition) {
   std::string key = EncodedKey(table, item);
-  std::lock_guard<std::mutex> lock(locks_.For(key));
   WriteOutcome out;
-  ASSIGN_OR_RETURN(old, ReadAndCheck(key, condition, &out));
-  if (out.condition_failed) return out;
-  out.new_size = model::ItemSize(item);
-  storage::WriteBatch batch(store_);
-  AddPut(batch, table, key, item, out.new_size, old);
-  RETURN_IF_ERROR(store_.Write(batch));
-  out.old_item = std::move(old.item);
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{std::nullopt, key}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        out = WriteOutcome();
+        ASSIGN_OR_RETURN(old, CheckRead(reads[0], condition, &out));
+        if (out.condition_failed) return Status::Ok();
+        out.new_size = model::ItemSize(item);
+        AddPut(batch, table, key, item, out.new_size, old);
+        out.old_item = std::move(old.item);
+        return Status::Ok();
+      }));
   return out;
 }
 
 Result<ReadOutcome> ItemOps::Get(const model::TableDescriptor& table, const model::Item& key) {
-  return ReadLocked(EncodedKey(table, key));  // a point read needs no lock
+  ASSIGN_OR_RETURN(raw, store_.GetItem(EncodedKey(table, key)));  // a point read needs no lock
+  return Decoded(raw);
 }
 
 Result<WriteOutcome> ItemOps::Delete(const model::TableDescriptor& table, const model::Item& key,
                                      const expr::Condition* condition) {
   std::string encoded = EncodedKey(table, key);
-  std::lock_guard<std::mutex> lock(locks_.For(encoded));
   WriteOutcome out;
-  ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
-  if (out.condition_failed) return out;
-  if (old.item) {
-    storage::WriteBatch batch(store_);
-    AddDelete(batch, table, encoded, old);
-    RETURN_IF_ERROR(store_.Write(batch));
-  }
-  out.old_item = std::move(old.item);
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{std::nullopt, encoded}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        out = WriteOutcome();
+        ASSIGN_OR_RETURN(old, CheckRead(reads[0], condition, &out));
+        if (out.condition_failed) return Status::Ok();
+        AddDelete(batch, table, encoded, old);
+        out.old_item = std::move(old.item);
+        return Status::Ok();
+      }));
   return out;
 }
 
@@ -283,19 +276,22 @@ Result<WriteOutcome> ItemOps::Update(const model::TableDescriptor& table, const 
                                      const expr::Update* update,
                                      const expr::Condition* condition) {
   std::string encoded = EncodedKey(table, key);
-  std::lock_guard<std::mutex> lock(locks_.For(encoded));
   WriteOutcome out;
-  ASSIGN_OR_RETURN(old, ReadAndCheck(encoded, condition, &out));
-  if (out.condition_failed) return out;
-  ASSIGN_OR_RETURN(item, Updated(key, old, update));
-  if (CreatesNothing(key, old, update, item)) return out;
-  RETURN_IF_ERROR(index::ValidateIndexKeys(table, item, index::IndexKeyWrite::kUpdate));
-  out.new_size = model::ItemSize(item);
-  storage::WriteBatch batch(store_);
-  AddPut(batch, table, encoded, item, out.new_size, old);
-  RETURN_IF_ERROR(store_.Write(batch));
-  out.old_item = std::move(old.item);
-  out.new_item = std::move(item);
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{std::nullopt, encoded}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        out = WriteOutcome();
+        ASSIGN_OR_RETURN(old, CheckRead(reads[0], condition, &out));
+        if (out.condition_failed) return Status::Ok();
+        ASSIGN_OR_RETURN(item, Updated(key, old, update));
+        if (CreatesNothing(key, old, update, item)) return Status::Ok();
+        RETURN_IF_ERROR(index::ValidateIndexKeys(table, item, index::IndexKeyWrite::kUpdate));
+        out.new_size = model::ItemSize(item);
+        AddPut(batch, table, encoded, item, out.new_size, old);
+        out.old_item = std::move(old.item);
+        out.new_item = std::move(item);
+        return Status::Ok();
+      }));
   return out;
 }
 

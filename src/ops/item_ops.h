@@ -1,10 +1,11 @@
 // ItemOps: single-item reads and writes (PutItem, GetItem, DeleteItem, UpdateItem), and the
 // building blocks that batch writes and transactions reuse.
 //
-// Every write is read-modify-write under the key's stripe lock (KeyLocks): the old item is read
-// first because the write needs it for its condition, ReturnValues, the table's item count and
-// size, and (later) index, expiry and stream upkeep. The item and its companions go to RocksDB
-// in one WriteBatch, so a crash never separates them.
+// Every write is a storage read-modify-write (storage::Store::ReadModifyWrite) of the item's key:
+// the old item is read for update because the write needs it for its condition, ReturnValues,
+// the table's item count and size, and index, expiry and stream upkeep; no other writer of the
+// key, in this process or another on the same database, commits in between. The item and its
+// companions go to storage in one WriteBatch, so a crash never separates them.
 #pragma once
 
 #include <atomic>
@@ -12,7 +13,6 @@
 #include <string>
 
 #include "common/clock.h"
-#include "common/key_locks.h"
 #include "common/result.h"
 #include "expr/condition.h"
 #include "expr/update.h"
@@ -87,11 +87,10 @@ class ItemOps {
   Result<WriteOutcome> Update(const model::TableDescriptor& table, const model::Item& key,
                               const expr::Update* update, const expr::Condition* condition);
 
-  // Building blocks for multi-item writes. REQUIRES: the caller holds the key's lock.
-  Result<ReadOutcome> ReadLocked(const std::string& encoded_key);
-  // ReadLocked for many keys, read together (storage::Store::GetItems). REQUIRES: the caller
-  // holds every key's lock.
-  Result<std::vector<ReadOutcome>> ReadAllLocked(const std::vector<std::string>& encoded_keys);
+  // Building blocks for multi-item writes, used inside a storage read-modify-write of the keys
+  // (whose functions may run more than once: see storage::Store::ReadModifyWrite).
+  // The item a read-modify-write read (nullopt: none).
+  static Result<ReadOutcome> DecodeRead(const std::optional<std::string>& raw);
   // Adds the write of `item` (replacing `old`) to `batch` with all its companions: the stats
   // delta, the expiry-index entry, secondary-index entries, the stream record and, when the
   // table has PITR, the change-log record of the old image. Counts TTL
@@ -120,20 +119,19 @@ class ItemOps {
   // kMillisecondsLikeSeconds): such items never expire in practice, the most common TTL mistake.
   uint64_t ms_like_ttl_writes() const { return ms_like_ttl_writes_.load(); }
 
-  KeyLocks& locks() { return locks_; }
   storage::Store& store() { return store_; }
   // The stream records' sequence numbers and reads (src/streams).
   streams::StreamLog& streams() { return streams_; }
 
  private:
-  // Reads the item (REQUIRES: its lock is held) and checks `condition` (may be null) against it;
+  // Decodes the item a read-modify-write read and checks `condition` (may be null) against it;
   // when the condition is false, out->condition_failed is set and out->old_item holds the item.
-  Result<ReadOutcome> ReadAndCheck(const std::string& encoded_key,
-                                   const expr::Condition* condition, WriteOutcome* out);
+  static Result<ReadOutcome> CheckRead(const std::optional<std::string>& raw,
+                                       const expr::Condition* condition, WriteOutcome* out);
 
   // Adds the PITR change-log record of a write replacing `old` (nothing unless the table has
-  // PITR). REQUIRES: the caller holds the key's lock (records of one item are dated and
-  // numbered in the order they commit).
+  // PITR). REQUIRES: called inside the key's read-modify-write (records of one item are dated
+  // and numbered in the order they commit, within one process).
   void AddPitrRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& encoded_key, const ReadOutcome& old);
 
@@ -141,7 +139,6 @@ class ItemOps {
   SystemClock system_clock_;
   const Clock* pitr_clock_ = &system_clock_;
   std::atomic<uint64_t> pitr_seq_;
-  KeyLocks locks_;
   streams::StreamLog streams_;
   std::atomic<uint64_t> ms_like_ttl_writes_{0};
 };

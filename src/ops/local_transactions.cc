@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <random>
 
-#include "common/key_locks.h"
 #include "ops/row_batch.h"
 #include "ops/txn_errors.h"
 
@@ -163,32 +162,40 @@ Status LocalTransactions::Commit(Session session) {
   std::vector<std::string> keys;
   keys.reserve(txn->writes.size());
   for (const auto& [key, row] : txn->writes) keys.push_back(key);
-  // The rows' locks, as RowOps::Write and the purge take them: the purge may be rewriting one
-  // of these rows (writes from outside are refused while the transaction is open).
-  KeyLocks::Guard guard(rows_.locks(), keys);
+  // One read-modify-write of the rows, as RowOps::Write and the purge make them: the purge may
+  // be rewriting one of these rows (writes from outside are refused while the transaction is
+  // open).
+  std::vector<storage::RmwKey> rmw_keys;
+  rmw_keys.reserve(keys.size());
+  for (const auto& key : keys) rmw_keys.push_back({storage::Family::kRows, key});
   const int64_t now_ms = clock_.NowMs();
   const auto& options = table->tablestore->options;
   uint64_t trimmed = 0;
-  storage::WriteBatch batch(store_);
-  for (const auto& [key, buffered] : txn->writes) {
-    ASSIGN_OR_RETURN(old, rows_.Read(key));
-    std::optional<StoredRow> row = buffered;
-    // Trimmed again under the options and the time of the commit: versions that aged out or
-    // fell past a lowered max versions since the write are not stored.
-    if (row && versions::PurgeRow(*row, options, now_ms, &trimmed) ==
-                   versions::PurgeVerdict::kRemove) {
-      row.reset();
+  RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
+                                                       storage::WriteBatch& batch) -> Status {
+    trimmed = 0;
+    size_t i = 0;
+    for (const auto& [key, buffered] : txn->writes) {
+      ASSIGN_OR_RETURN(old, RowOps::DecodeRead(reads[i++]));
+      std::optional<StoredRow> row = buffered;
+      // Trimmed again under the options and the time of the commit: versions that aged out or
+      // fell past a lowered max versions since the write are not stored.
+      if (row && versions::PurgeRow(*row, options, now_ms, &trimmed) ==
+                     versions::PurgeVerdict::kRemove) {
+        row.reset();
+      }
+      if (!old && !row) continue;
+      StageRowChange(batch, *table->tablestore, key, old ? &*old : nullptr, row ? &*row : nullptr);
     }
-    if (!old && !row) continue;
-    StageRowChange(batch, *table->tablestore, key, old ? &*old : nullptr, row ? &*row : nullptr);
-  }
-  // The writes' stream records, in the order they were made, numbered now (docs/tablestore.md).
-  if (rows_.streams() && table->enabled_stream()) {
-    for (auto& record : txn->stream_records) {
-      rows_.streams()->AddRowRecord(batch, *table, std::move(record));
+    // The writes' stream records, in the order they were made, numbered now
+    // (docs/tablestore.md); copies, as this may run again.
+    if (rows_.streams() && table->enabled_stream()) {
+      for (const auto& record : txn->stream_records) {
+        rows_.streams()->AddRowRecord(batch, *table, streams::RowRecord(record));
+      }
     }
-  }
-  RETURN_IF_ERROR(store_.Write(batch));
+    return Status::Ok();
+  }));
   rows_.NoteTrimmed(trimmed);
   return Status::Ok();
 }

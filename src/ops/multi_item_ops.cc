@@ -12,39 +12,62 @@ constexpr char kConditionFailed[] = "The conditional request failed";
 
 const model::Item* OldItem(const ReadOutcome& old) { return old.item ? &*old.item : nullptr; }
 
+// The keys of `n` writes, for a read-modify-write of them all, and their decoded reads.
+std::vector<storage::RmwKey> RmwKeys(const std::vector<std::string>& keys) {
+  std::vector<storage::RmwKey> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back({std::nullopt, k});
+  return out;
+}
+
+Result<std::vector<ReadOutcome>> Decoded(const storage::RmwReads& reads) {
+  std::vector<ReadOutcome> olds;
+  olds.reserve(reads.size());
+  for (const auto& raw : reads) {
+    ASSIGN_OR_RETURN(old, ItemOps::DecodeRead(raw));
+    olds.push_back(std::move(old));
+  }
+  return olds;
+}
+
 }  // namespace
 
 Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes,
                        IndexCosts* index_costs) {
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(EncodedKey(*w.table, w.item));
-  KeyLocks::Guard guard(ops.locks(), keys);
-  ASSIGN_OR_RETURN(olds, ops.ReadAllLocked(keys));
-  storage::WriteBatch batch(ops.store());
-  for (size_t i = 0; i < writes.size(); ++i) {
-    if (writes[i].is_put) {
-      ops.AddPut(batch, *writes[i].table, keys[i], writes[i].item,
-                      model::ItemSize(writes[i].item), olds[i]);
-    } else {
-      ops.AddDelete(batch, *writes[i].table, keys[i], olds[i]);
+  return ops.store().ReadModifyWrite(RmwKeys(keys), [&](const storage::RmwReads& reads,
+                                                        storage::WriteBatch& batch) -> Status {
+    if (index_costs) index_costs->clear();
+    ASSIGN_OR_RETURN(olds, Decoded(reads));
+    for (size_t i = 0; i < writes.size(); ++i) {
+      if (writes[i].is_put) {
+        ops.AddPut(batch, *writes[i].table, keys[i], writes[i].item,
+                   model::ItemSize(writes[i].item), olds[i]);
+      } else {
+        ops.AddDelete(batch, *writes[i].table, keys[i], olds[i]);
+      }
+      if (index_costs) {
+        index_costs->push_back(IndexWriteCapacity(*writes[i].table, OldItem(olds[i]),
+                                                  writes[i].is_put ? &writes[i].item : nullptr));
+      }
     }
-    if (index_costs) {
-      index_costs->push_back(IndexWriteCapacity(*writes[i].table, OldItem(olds[i]),
-                                                writes[i].is_put ? &writes[i].item : nullptr));
-    }
-  }
-  return ops.store().Write(batch);
+    return Status::Ok();
+  });
 }
 
 Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions,
                                       IndexCosts* index_costs) {
   std::vector<std::string> keys;
   for (const auto& a : actions) keys.push_back(EncodedKey(*a.table, a.item));
-  KeyLocks::Guard guard(ops.locks(), keys);
-  ASSIGN_OR_RETURN(olds, ops.ReadAllLocked(keys));
-
-  // Decide every action before writing anything; one failure cancels them all.
   TransactOutcome outcome;
+  RETURN_IF_ERROR(ops.store().ReadModifyWrite(RmwKeys(keys), [&](const storage::RmwReads& reads,
+                                                                 storage::WriteBatch& batch)
+                                                                 -> Status {
+  ASSIGN_OR_RETURN(olds, Decoded(reads));
+  if (index_costs) index_costs->clear();
+  // Decide every action before writing anything; one failure cancels them all.
+  outcome = TransactOutcome();
   outcome.reasons.resize(actions.size(), CancellationReason{"None", "", std::nullopt});
   std::vector<std::optional<model::Item>> updated(actions.size());
   for (size_t i = 0; i < actions.size(); ++i) {
@@ -78,9 +101,8 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
       }
     }
   }
-  if (outcome.cancelled) return outcome;
+  if (outcome.cancelled) return Status::Ok();  // nothing written
 
-  storage::WriteBatch batch(ops.store());
   for (size_t i = 0; i < actions.size(); ++i) {
     const TransactAction& a = actions[i];
     const model::Item* written = nullptr;  // what the item is afterwards (null: deleted)
@@ -109,16 +131,19 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
                                     : std::vector<IndexCapacity>{});
     }
   }
-  RETURN_IF_ERROR(ops.store().Write(batch));
   outcome.reasons.clear();
+  return Status::Ok();
+  }));
   return outcome;
 }
 
 Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<TransactGet>& gets) {
   std::vector<std::string> keys;
   for (const auto& g : gets) keys.push_back(EncodedKey(*g.table, g.key));
-  KeyLocks::Guard guard(ops.locks(), keys);
-  return ops.ReadAllLocked(keys);
+  // One view of the store for every key: a transaction commits in one batch, so none shows
+  // halfway.
+  ASSIGN_OR_RETURN(raws, ops.store().GetItems(keys));
+  return Decoded(raws);
 }
 
 Result<std::optional<std::string>> IdempotencyCache::Begin(const std::string& token,

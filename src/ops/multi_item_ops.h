@@ -1,7 +1,8 @@
 // Writes and reads that span several items: BatchWriteItem, TransactWriteItems and
-// TransactGetItems. All of them lock every key involved (in stripe order, so they never
-// deadlock with each other), read the old items, decide, and commit one WriteBatch: a
-// transaction is all-or-nothing, and so, in ttlstore, is a batch write.
+// TransactGetItems. The writes are one storage read-modify-write of every key involved
+// (storage::Store::ReadModifyWrite): read the old items, decide, and commit one WriteBatch: a
+// transaction is all-or-nothing, and so, in ttlstore, is a batch write. TransactGetItems reads
+// every item from one view of the store.
 #pragma once
 
 #include <deque>
@@ -68,7 +69,7 @@ struct TransactGet {
   model::Item key;
 };
 
-// Reads every item while holding their locks, so no transaction commits halfway through.
+// Reads every item from one view of the store, so no transaction shows halfway through.
 Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<TransactGet>& gets);
 
 // ClientRequestToken idempotency: a token seen in the last 10 minutes with the same request

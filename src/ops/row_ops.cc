@@ -232,10 +232,15 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
   if (!key) return key.error();
   const int64_t now_ms = clock_.NowMs();
-  {
-    std::lock_guard lock(locks_.For(*key));
-    RETURN_IF_ERROR(Commit(table, change, *key, now_ms, nullptr, after));
-  }
+  uint64_t trimmed = 0;
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{storage::Family::kRows, *key}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        ASSIGN_OR_RETURN(old, DecodeRead(reads[0]));
+        return Stage(table, change, *key, std::move(old), now_ms, nullptr, batch, after,
+                     &trimmed);
+      }));
+  NoteTrimmed(trimmed);
   if (written_key) *written_key = change.primary_key;
   return Status::Ok();
 }
@@ -246,48 +251,51 @@ Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChan
   if (change.primary_key.empty()) return Error::Validation("The primary key is empty.");
   auto sequence_key = versions::SequenceKey(table.id, schema.primary_key, change.primary_key[0]);
   if (!sequence_key) return sequence_key.error();
-  // The partition key's record, then the row: every writer of a record takes its lock before
-  // any row lock (row_ops.h), so this order cannot deadlock.
-  std::lock_guard sequence_lock(sequence_locks_.For(*sequence_key));
-  auto raw = store_.Get(storage::Family::kSequences, *sequence_key);
-  if (!raw) return raw.error();
-  std::optional<int64_t> last;
-  if (raw->has_value()) {
-    last = versions::DecodeSequenceValue(**raw);
-    if (!last) return Error::Internal("corrupt record in the sequences family");
-  }
   const int64_t now_ms = clock_.NowMs();
-  std::optional<int64_t> value = versions::NextAutoIncrement(last, now_ms * 1000);
-  if (!value) {
-    return Error::Validation("No AUTO_INCREMENT value is left for this partition key.");
-  }
-  RowChange generated = change;
-  generated.primary_key[ai].value = model::CellValue::Integer(*value);
-  generated.generated_key = true;
-  auto key = versions::EncodeRowKey(table.id, schema.primary_key, generated.primary_key);
-  if (!key) return key.error();
-  const std::pair<std::string, int64_t> sequence{*sequence_key, *value};
-  {
-    std::lock_guard lock(locks_.For(*key));
-    RETURN_IF_ERROR(Commit(table, generated, *key, now_ms, &sequence, after));
-  }
+  uint64_t trimmed = 0;
+  RowChange generated;
+  // A read-modify-write of the partition key's record: the value is chosen from it and the
+  // record written back in the row's batch.
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{storage::Family::kSequences, *sequence_key}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        std::optional<int64_t> last;
+        if (reads[0]) {
+          last = versions::DecodeSequenceValue(*reads[0]);
+          if (!last) return Error::Internal("corrupt record in the sequences family");
+        }
+        std::optional<int64_t> value = versions::NextAutoIncrement(last, now_ms * 1000);
+        if (!value) {
+          return Error::Validation("No AUTO_INCREMENT value is left for this partition key.");
+        }
+        generated = change;
+        generated.primary_key[ai].value = model::CellValue::Integer(*value);
+        generated.generated_key = true;
+        auto key = versions::EncodeRowKey(table.id, schema.primary_key, generated.primary_key);
+        if (!key) return key.error();
+        // The row of a value never issued before: no other writer can create it (a write naming
+        // a value only modifies an existing row), so a plain read is enough.
+        ASSIGN_OR_RETURN(old, ReadRow(store_, *key));
+        const std::pair<std::string, int64_t> sequence{*sequence_key, *value};
+        return Stage(table, generated, *key, std::move(old), now_ms, &sequence, batch, after,
+                     &trimmed);
+      }));
+  NoteTrimmed(trimmed);
   if (written_key) *written_key = std::move(generated.primary_key);
   return Status::Ok();
 }
 
-Status RowOps::Commit(const model::TableDescriptor& table, const RowChange& change,
-                      const std::string& key, int64_t now_ms,
-                      const std::pair<std::string, int64_t>* sequence, StoredRow* after) {
+Status RowOps::Stage(const model::TableDescriptor& table, const RowChange& change,
+                     const std::string& key, std::optional<StoredRow> old, int64_t now_ms,
+                     const std::pair<std::string, int64_t>* sequence, storage::WriteBatch& batch,
+                     StoredRow* after, uint64_t* trimmed) {
   const auto& schema = *table.tablestore;
-  // Always read the row: its purge-index entries are a function of it, and a write replaces
+  // The row is always read: its purge-index entries are a function of it, and a write replaces
   // them (ops/row_batch.h).
-  auto read = ReadRow(store_, key);
-  if (!read) return read.error();
-  std::optional<StoredRow> old = std::move(*read);
-  uint64_t trimmed = 0;
+  *trimmed = 0;
   const bool streamed = streams_ && table.enabled_stream();
   std::optional<streams::RowRecord> record;
-  auto applied = Apply(table, change, old, now_ms, &trimmed, streamed ? &record : nullptr);
+  auto applied = Apply(table, change, old, now_ms, trimmed, streamed ? &record : nullptr);
   if (!applied) return applied.error();
   std::optional<StoredRow>& row = *applied;
   // Nothing stored before or after: nothing to write, except a generated value, which is
@@ -296,7 +304,6 @@ Status RowOps::Commit(const model::TableDescriptor& table, const RowChange& chan
     if (after) *after = StoredRow();
     return Status::Ok();
   }
-  storage::WriteBatch batch(store_);
   if (old || row) {
     StageRowChange(batch, schema, key, old ? &*old : nullptr, row ? &*row : nullptr);
     if (streamed) streams_->AddRowRecord(batch, table, std::move(*record));
@@ -305,10 +312,15 @@ Status RowOps::Commit(const model::TableDescriptor& table, const RowChange& chan
     batch.Put(storage::Family::kSequences, sequence->first,
               versions::EncodeSequenceValue(sequence->second));
   }
-  RETURN_IF_ERROR(store_.Write(batch));
-  NoteTrimmed(trimmed);
   if (after) *after = row ? std::move(*row) : StoredRow();
   return Status::Ok();
+}
+
+Result<std::optional<StoredRow>> RowOps::DecodeRead(const std::optional<std::string>& raw) {
+  if (!raw) return std::optional<StoredRow>();
+  StoredRow row;
+  if (!versions::DecodeRow(*raw, &row)) return Error::Internal("corrupt row in the rows family");
+  return std::optional<StoredRow>(std::move(row));
 }
 
 Result<std::optional<StoredRow>> RowOps::Read(const std::string& key) const {

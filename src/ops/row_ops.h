@@ -4,8 +4,9 @@
 // table's options: row existence and column conditions, the write window (T9), allow-update
 // (T10), what a read sees (T2, T5, T8) and which rows its filter keeps (versions/filter.h).
 //
-// A write is read-modify-write of the whole row under its key's stripe lock, so concurrent
-// writers to one row serialize and each sees the other's versions. A write also drops what the
+// A write is a storage read-modify-write of the whole row (storage::Store::ReadModifyWrite), so
+// concurrent writers to one row, in this process or another on the same database, serialize and
+// each sees the other's versions. A write also drops what the
 // table's options hide at that moment (beyond max versions, past the TTL), so a row updated a
 // million times holds max-versions versions, not a million, and each write costs in proportion
 // to that. What it drops is gone for good: raising an option brings back only hidden data that
@@ -14,8 +15,8 @@
 // on a table with an enabled stream adds its stream record there too (ops/row_stream_record.h);
 // versions a write or the purge drops because the options hide them make no record. A write
 // with the AUTO_INCREMENT placeholder first takes its partition key's next value from the
-// `sequences` family, under that record's lock, and writes the record back in the row's batch
-// (versions/auto_increment.h).
+// `sequences` family, in a read-modify-write of that record, and writes the record back in the
+// row's batch (versions/auto_increment.h).
 #pragma once
 
 #include <atomic>
@@ -28,7 +29,6 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "common/key_locks.h"
 #include "common/result.h"
 #include "model/table.h"
 #include "storage/store.h"
@@ -149,6 +149,9 @@ class RowOps {
 
   // The row stored under `key` (a `rows` key), or nullopt.
   Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;
+  // The row a read-modify-write read of a `rows` key returned (nullopt: none).
+  static Result<std::optional<versions::StoredRow>> DecodeRead(
+      const std::optional<std::string>& raw);
 
   // The reader's view of `row` stored (or buffered) under `key`, as Get returns it.
   std::optional<RowView> ViewRow(const model::TableDescriptor& table, std::string_view key,
@@ -176,8 +179,6 @@ class RowOps {
   void set_streams(streams::StreamLog* log) { streams_ = log; }
   streams::StreamLog* streams() const { return streams_; }
 
-  // The per-row locks writes take; the purge takes them too (ops/row_purger.h).
-  KeyLocks& locks() { return locks_; }
   // Versions writes have dropped because the options hid them (for /metrics).
   uint64_t versions_trimmed() const { return versions_trimmed_.load(std::memory_order_relaxed); }
   void NoteTrimmed(uint64_t n) {
@@ -188,12 +189,14 @@ class RowOps {
   // Write for a change whose key holds the placeholder in column `ai`.
   Status WriteGenerated(const model::TableDescriptor& table, const RowChange& change, int ai,
                         versions::StoredRow* after, std::vector<versions::PkCell>* written_key);
-  // The rest of a write, under the lock of `key` (the change's row key): reads the row, applies
-  // the change at `now_ms` and commits the row, its companions and, if given, the `sequences`
-  // record `sequence` (key, value) in one batch.
-  Status Commit(const model::TableDescriptor& table, const RowChange& change,
-                const std::string& key, int64_t now_ms,
-                const std::pair<std::string, int64_t>* sequence, versions::StoredRow* after);
+  // The rest of a write, inside the read-modify-write of `key` (the change's row key) that read
+  // `old`: applies the change at `now_ms` and stages the row, its companions and, if given, the
+  // `sequences` record `sequence` (key, value) in `batch`. Sets *after and *trimmed (the
+  // versions the options hid); may run more than once (storage::Store::ReadModifyWrite).
+  Status Stage(const model::TableDescriptor& table, const RowChange& change,
+               const std::string& key, std::optional<versions::StoredRow> old, int64_t now_ms,
+               const std::pair<std::string, int64_t>* sequence, storage::WriteBatch& batch,
+               versions::StoredRow* after, uint64_t* trimmed);
   // Applies the cell changes of an UpdateRow to `row`.
   Status ApplyUpdate(const model::TableDescriptor& table, const RowChange& change,
                      int64_t now_ms, versions::StoredRow& row) const;
@@ -206,10 +209,6 @@ class RowOps {
 
   storage::Store& store_;
   const Clock& clock_;
-  KeyLocks locks_;
-  // Locks of the `sequences` records, taken before a row's lock and never while holding one, so
-  // that they cannot deadlock with the row locks (which other writers take several at a time).
-  KeyLocks sequence_locks_;
   streams::StreamLog* streams_ = nullptr;
   std::atomic<uint64_t> versions_trimmed_{0};
 };

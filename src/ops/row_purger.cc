@@ -13,7 +13,8 @@
 namespace ttlstore::ops {
 namespace {
 
-// Rows purged per batch. Their locks are held while they are read, trimmed and written back:
+// Rows purged per batch, in one read-modify-write (their keys locked while they are read,
+// trimmed and written back):
 // small enough that a writer of one of them waits a fraction of a millisecond, large enough
 // that the WAL write is shared.
 constexpr size_t kChunkRows = 64;
@@ -27,20 +28,26 @@ Status RowPurger::PurgeRows(uint32_t table_id, const std::vector<std::string>& r
                             const std::vector<std::string>& marks, bool put_all_marks,
                             PurgeStats* stats) {
   if (row_keys.empty()) return Status::Ok();
-  KeyLocks::Guard guard(rows_.locks(), row_keys);
-  // Looked up under the locks, and held until the batch is written: DeleteTable waits for
-  // holders before it drops the table's rows, so a purge cannot write back a row of a table
-  // being dropped; and the options are the current ones.
-  TablePtr table = catalog_.FindById(table_id);
+  // One read-modify-write of the rows (storage::Store::ReadModifyWrite): read, trimmed and
+  // written back with no writer of them committing in between. The table is looked up inside
+  // it and held until the batch is written: DeleteTable waits for holders before it drops the
+  // table's rows, so a purge cannot write back a row of a table being dropped; and the options
+  // are the current ones.
+  std::vector<storage::RmwKey> rmw_keys;
+  rmw_keys.reserve(row_keys.size());
+  for (const auto& key : row_keys) rmw_keys.push_back({storage::Family::kRows, key});
+  TablePtr table;
+  PurgeStats local;
+  RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
+                                                       storage::WriteBatch& batch) -> Status {
+  table = catalog_.FindById(table_id);
+  local = PurgeStats();
   if (!table || !table->tablestore) return Status::Ok();
   const model::VersionOptions& options = table->tablestore->options;
   const int64_t now_ms = clock_.NowMs();
-  storage::WriteBatch batch(store_);
-  bool any = false;
-  PurgeStats local;
   for (size_t i = 0; i < row_keys.size(); ++i) {
     const std::string& key = row_keys[i];
-    ASSIGN_OR_RETURN(raw, store_.Get(storage::Family::kRows, key));
+    const std::optional<std::string>& raw = reads[i];
     ++local.rows_read;
     versions::StoredRow before;
     bool present = raw.has_value();
@@ -53,7 +60,6 @@ Status RowPurger::PurgeRows(uint32_t table_id, const std::vector<std::string>& r
       auto needed = present ? versions::MarksOf(key, before) : std::vector<std::string>();
       if (!std::binary_search(needed.begin(), needed.end(), marks[i])) {
         batch.Delete(storage::Family::kPurge, marks[i]);
-        any = true;
       }
     }
     if (!present) continue;
@@ -65,22 +71,20 @@ Status RowPurger::PurgeRows(uint32_t table_id, const std::vector<std::string>& r
       case versions::PurgeVerdict::kKeep:
         if (put_all_marks) {
           StageRowChange(batch, *table->tablestore, key, &before, &after, true);
-          any = true;
         }
         break;
       case versions::PurgeVerdict::kRewrite:
         StageRowChange(batch, *table->tablestore, key, &before, &after, put_all_marks);
         ++local.rows_rewritten;
-        any = true;
         break;
       case versions::PurgeVerdict::kRemove:
         StageRowChange(batch, *table->tablestore, key, &before, nullptr);
         ++local.rows_removed;
-        any = true;
         break;
     }
   }
-  if (any) RETURN_IF_ERROR(store_.Write(batch));
+  return Status::Ok();
+  }));
   // Counted once written: a failed batch purged nothing.
   stats->rows_read += local.rows_read;
   stats->rows_rewritten += local.rows_rewritten;

@@ -131,20 +131,35 @@ Result<bool> TsIndexBackfill::Chunk(uint32_t table_id, const std::string& name) 
     RETURN_IF_ERROR(it->status());
   }
   const bool done = keys.size() < kChunkRows;
-  KeyLocks::Guard guard(rows_.locks(), keys);
-  // Under the locks, the current descriptor: its index definition is the one the rows' writers
-  // see from now on.
-  t = catalog_.FindById(table_id);
-  ix = t && t->tablestore ? t->tablestore->FindIndex(name) : nullptr;
-  if (!ix || ix->rows_id != rows_id || !ix->building || ix->cursor != cursor) return false;
-  storage::WriteBatch batch(store_);
-  for (const auto& key : keys) {
-    ASSIGN_OR_RETURN(row, rows_.Read(key));
-    if (!row) continue;
-    if (auto ir = versions::IndexRowOf(*t->tablestore, *ix, key, *row)) {
-      batch.Put(storage::Family::kRows, ir->key, versions::EncodeRow(ir->row));
+  // One read-modify-write of the chunk's rows (storage::Store::ReadModifyWrite) writes their
+  // index rows: a writer of one of them commits before the read (and the index row is made from
+  // what it wrote) or after (and keeps the index row itself). Inside it, the current
+  // descriptor: its index definition is the one the rows' writers see from then on. The cursor
+  // follows in its own commit (a crash between redoes the chunk, putting the same index rows).
+  std::vector<storage::RmwKey> rmw_keys;
+  rmw_keys.reserve(keys.size());
+  for (const auto& key : keys) rmw_keys.push_back({storage::Family::kRows, key});
+  std::vector<std::string> written;  // the index rows' keys
+  bool current = false;
+  RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
+                                                       storage::WriteBatch& rmw_batch) -> Status {
+    written.clear();
+    t = catalog_.FindById(table_id);
+    ix = t && t->tablestore ? t->tablestore->FindIndex(name) : nullptr;
+    current = ix && ix->rows_id == rows_id && ix->building && ix->cursor == cursor;
+    if (!current) return Status::Ok();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSIGN_OR_RETURN(row, RowOps::DecodeRead(reads[i]));
+      if (!row) continue;
+      if (auto ir = versions::IndexRowOf(*t->tablestore, *ix, keys[i], *row)) {
+        rmw_batch.Put(storage::Family::kRows, ir->key, versions::EncodeRow(ir->row));
+        written.push_back(ir->key);
+      }
     }
-  }
+    return Status::Ok();
+  }));
+  if (!current) return false;
+  storage::WriteBatch batch(store_);
   const model::TsIndex snapshot = *ix;
   t.reset();
   ASSIGN_OR_RETURN(committed, catalog_.CommitWithTable(
@@ -161,6 +176,17 @@ Result<bool> TsIndexBackfill::Chunk(uint32_t table_id, const std::string& name) 
                                     return true;
                                   },
                                   batch));
+  if (!committed && !written.empty()) {
+    // The index went away between the two commits (a drop, whose removal of its rows may have
+    // run already): take back what this chunk wrote under its rows id.
+    ops::TablePtr now = catalog_.FindById(table_id);
+    const model::TsIndex* still = now && now->tablestore ? now->tablestore->FindIndex(name) : nullptr;
+    if (!still || still->rows_id != rows_id) {
+      storage::WriteBatch undo(store_);
+      for (const auto& key : written) undo.Delete(storage::Family::kRows, key);
+      RETURN_IF_ERROR(store_.Write(undo));
+    }
+  }
   if (committed && done) {
     spdlog::info("event=ts_index_built table_id={} index={}", table_id, snapshot.name);
   }

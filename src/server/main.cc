@@ -245,7 +245,7 @@ int Serve(const ServeFlags& flags) {
   backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
                                    std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000));
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
-  index::IndexBuilder index_builder(**store, items.locks(), catalog);
+  index::IndexBuilder index_builder(**store, catalog);
   services.index_builder = &index_builder;
   // UpdateTimeToLive's backfills of the expiry index; one a crash interrupted resumes.
   ttl::ExpiryBackfiller ttl_backfiller(catalog, items);

@@ -50,8 +50,20 @@ std::vector<std::string> Version1(bool yugabyte) {
   return out;
 }
 
+// Version 2: the rows Store::ReadModifyWrite locks (pg_store.cc, docs/storage.md): one per key
+// being read for update (its space byte . key, as h and d above), inserted by the transaction
+// and deleted by its commit, so the table is empty at rest. Binaries of version 1 can still read
+// the database (they do not take these locks: run one version at a time when several processes
+// share a database).
+std::vector<std::string> Version2(bool yugabyte) {
+  return {std::string("CREATE TABLE ttlstore_rmw_locks (h bytea NOT NULL, d bytea NOT NULL, n "
+                      "integer NOT NULL, ") +
+          (yugabyte ? "PRIMARY KEY (h ASC, d ASC))" : "PRIMARY KEY (h, d))")};
+}
+
 const Migration kMigrations[] = {
     {1, 1, "key spaces, stats shards, counters", &Version1},
+    {2, 1, "read-modify-write key locks", &Version2},
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace ttlstore::storage {
 
 // The newest schema version this binary knows (and writes).
-inline constexpr int kPgSchemaVersion = 1;
+inline constexpr int kPgSchemaVersion = 2;
 
 // A key space's keys are indexed by their first this many bytes (and a digest when longer).
 inline constexpr size_t kPgKeyHeadBytes = 1024;

@@ -411,18 +411,136 @@ PgStore::~PgStore() = default;
 
 Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& statements,
                                          const char* begin) const {
-  PgError error;
-  for (int attempt = 1;; ++attempt) {
+  std::vector<PgRows> results;
+  // A batch without reads is sent again as it is after a serialization failure or deadlock:
+  // Store::RetryConflicts, the one retry loop (read-modify-write's too).
+  Status status = RetryConflicts([&](bool* conflict) -> Status {
+    PgError error;
     auto lease = pool_->Acquire(&error);
     if (!lease) return PgStoreError(error, "no connection");
-    std::vector<PgRows> results;
-    if ((*lease)->Run(statements, begin, &results, &error)) return results;
-    if (error.kind != PgFailure::kRetry || attempt >= kMaxAttempts) break;
-    // Rolled back whole: back off a little (randomized, growing) and run it again.
-    thread_local std::minstd_rand rng(std::random_device{}());
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (200u << attempt)));
+    if ((*lease)->Run(statements, begin, &results, &error)) return Status::Ok();
+    *conflict = error.kind == PgFailure::kRetry;
+    return PgStoreError(error, "statement failed");
+  });
+  if (!status.ok()) return std::move(status).error();
+  return results;
+}
+
+namespace {
+
+// "($1::bytea, $2::bytea), ($3::bytea, $4::bytea), ..." for `pairs` (h, d) parameters from $first.
+std::string KeyTuples(size_t pairs, size_t first = 1) {
+  std::string out;
+  for (size_t i = 0; i < pairs; ++i) {
+    size_t p = first + 2 * i;
+    out += (i ? ", ($" : "($") + std::to_string(p) + "::bytea, $" + std::to_string(p + 1) +
+           "::bytea)";
   }
-  return PgStoreError(error, "statement failed");
+  return out;
+}
+
+}  // namespace
+
+Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
+                                       bool* conflict) {
+  // docs/storage.md, "Read-modify-write": one READ COMMITTED transaction. Its first statement
+  // upserts a row per key into ttlstore_rmw_locks (the row lock is taken whether or not the key
+  // holds anything yet; a second writer of the key waits for the first to commit, then finds the
+  // row gone and inserts its own); the reads that follow are new statements, so they see every
+  // commit of the keys made before the locks were granted. The commit deletes the lock rows, so
+  // the table is empty at rest.
+  std::vector<std::string> locks;  // space byte . key, sorted: one locking order for everyone
+  locks.reserve(keys.size());
+  for (const RmwKey& k : keys) {
+    Space space = k.family ? SpaceOf(*k.family) : Space::kItems;
+    locks.push_back(std::string(1, static_cast<char>(space)) + k.key);
+  }
+  std::sort(locks.begin(), locks.end());
+  locks.erase(std::unique(locks.begin(), locks.end()), locks.end());
+  std::vector<std::optional<std::string>> lock_params;
+  lock_params.reserve(2 * locks.size());
+  for (const auto& l : locks) {
+    lock_params.push_back(Head(l));
+    lock_params.push_back(Digest(l));
+  }
+  std::vector<PgStatement> first;
+  first.push_back({"BEGIN ISOLATION LEVEL READ COMMITTED", {}});
+  for (size_t at = 0; at < locks.size(); at += kKeysPerStatement) {
+    size_t n = std::min(kKeysPerStatement, locks.size() - at);
+    first.push_back({"INSERT INTO ttlstore_rmw_locks (h, d, n) SELECT h, d, 0 FROM (VALUES " +
+                         KeyTuples(n) + ") AS l (h, d) ON CONFLICT (h, d) DO UPDATE SET n = "
+                         "ttlstore_rmw_locks.n + 1",
+                     std::vector<std::optional<std::string>>(lock_params.begin() + 2 * at, lock_params.begin() + 2 * (at + n))});
+  }
+  // The reads: one statement per key space (and per kKeysPerStatement keys).
+  std::vector<Space> read_space;  // of each read statement
+  for (const std::string& l : locks) {
+    Space space = static_cast<Space>(l[0]);
+    std::string_view key = std::string_view(l).substr(1);
+    if (read_space.empty() || read_space.back() != space ||
+        first.back().params.size() == 2 * kKeysPerStatement) {
+      read_space.push_back(space);
+      first.push_back({"SELECT k, v FROM " + Table(space) + " WHERE (h, d) IN (", {}});
+    }
+    first.back().params.push_back(Head(key));
+    first.back().params.push_back(Digest(key));
+  }
+  const size_t first_read = first.size() - read_space.size();
+  for (size_t i = first_read; i < first.size(); ++i) {
+    first[i].sql += KeyTuples(first[i].params.size() / 2) + ")";
+  }
+
+  PgError error;
+  auto lease = pool_->Acquire(&error);
+  if (!lease) return PgStoreError(error, "no connection");
+  std::vector<PgRows> results;
+  if (!(*lease)->Run(first, nullptr, &results, &error)) {
+    *conflict = error.kind == PgFailure::kRetry;
+    return PgStoreError(error, "read for update failed");
+  }
+  RmwReads reads(keys.size());
+  {
+    std::vector<std::pair<std::string, std::string>> found;  // (space byte . key, value)
+    for (size_t i = 0; i < read_space.size(); ++i) {
+      for (auto& row : results[first_read + i].rows) {
+        found.emplace_back(std::string(1, static_cast<char>(read_space[i])) + row[0].value_or(""),
+                           std::move(row[1]).value_or(""));
+      }
+    }
+    std::sort(found.begin(), found.end());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      Space space = keys[i].family ? SpaceOf(*keys[i].family) : Space::kItems;
+      std::string want = std::string(1, static_cast<char>(space)) + keys[i].key;
+      auto it = std::lower_bound(found.begin(), found.end(), want,
+                                 [](const auto& f, const std::string& w) { return f.first < w; });
+      if (it != found.end() && it->first == want) reads[i] = it->second;
+    }
+  }
+  auto rollback = [&] { (*lease)->Exec({"ROLLBACK", {}}, nullptr, &error); };
+  WriteBatch batch(*this);
+  Status status = RunRmwFunction(fn, reads, batch, conflict);
+  if (!status.ok()) {
+    rollback();
+    return status;
+  }
+  std::vector<PgStatement> second = static_cast<PgSink&>(SinkOf(batch)).Finish();
+  if (second.empty()) {
+    rollback();  // nothing to write: releases the locks
+    return Status::Ok();
+  }
+  for (size_t at = 0; at < locks.size(); at += kKeysPerStatement) {
+    size_t n = std::min(kKeysPerStatement, locks.size() - at);
+    second.push_back({"DELETE FROM ttlstore_rmw_locks WHERE (h, d) IN (" + KeyTuples(n) + ")",
+                      std::vector<std::optional<std::string>>(lock_params.begin() + 2 * at, lock_params.begin() + 2 * (at + n))});
+  }
+  second.push_back({"COMMIT", {}});
+  if (!(*lease)->Run(second, nullptr, nullptr, &error)) {
+    *conflict = error.kind == PgFailure::kRetry;
+    spdlog::warn("event=storage_write_failed message=\"{}\"", error.message);
+    return PgStoreError(error, "read-modify-write failed");
+  }
+  Committed(batch);
+  return Status::Ok();
 }
 
 std::unique_ptr<BatchSink> PgStore::NewSink() const { return std::make_unique<PgSink>(); }

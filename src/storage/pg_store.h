@@ -38,10 +38,13 @@ class PgStore final : public Store {
                                        bool reverse,
                                        const std::string* start_after) const override;
   Result<TableStats> ReadStats(std::string_view key) const override;
+  Status AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
+                                bool* conflict) override;
 
  private:
   PgStore() = default;
-  // Runs statements on a pooled connection, retrying serialization failures and deadlocks.
+  // Runs statements on a pooled connection, retrying serialization failures and deadlocks
+  // (Store::RetryConflicts).
   Result<std::vector<PgRows>> Run(const std::vector<PgStatement>& statements,
                                   const char* begin) const;
   Result<uint64_t> LargestSearchQueueSeq() const;

@@ -23,6 +23,7 @@
 #include "storage/catalog_codec.h"
 #include "storage/expiry_key.h"
 #include "storage/key_codec.h"
+#include "storage/key_locks.h"
 #include "storage/rocksdb_logger.h"
 #include "storage/search_queue.h"
 #include "storage/store_internal.h"
@@ -345,6 +346,31 @@ Result<std::optional<std::string>> RocksStore::GetIn(Space space, std::string_vi
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return Convert(&s, "read failed").error();
   return std::optional<std::string>(value.ToString());
+}
+
+Status RocksStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
+                                          bool* conflict) {
+  // One process owns the folder: the key's stripe, held from the reads to the commit, is all
+  // the serialization needed (storage/key_locks.h). Never a conflict to retry.
+  std::vector<size_t> stripes;
+  stripes.reserve(keys.size());
+  for (const RmwKey& k : keys) {
+    Space space = k.family ? SpaceOf(*k.family) : Space::kItems;
+    stripes.push_back(KeyLocks::StripeOf(static_cast<uint8_t>(space), k.key));
+  }
+  KeyLocks::Guard guard(rmw_locks_, std::move(stripes));
+  RmwReads reads(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSIGN_OR_RETURN(value, GetIn(keys[i].family ? SpaceOf(*keys[i].family) : Space::kItems,
+                                  keys[i].key));
+    reads[i] = std::move(value);
+  }
+  WriteBatch batch(*this);
+  RETURN_IF_ERROR(RunRmwFunction(fn, reads, batch, conflict));
+  if (static_cast<RocksSink&>(SinkOf(batch)).batch()->Count() == 0) return Status::Ok();
+  RETURN_IF_ERROR(Commit(SinkOf(batch)));
+  Committed(batch);
+  return Status::Ok();
 }
 
 namespace {

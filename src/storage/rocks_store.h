@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/key_locks.h"
 #include "storage/store.h"
 
 namespace rocksdb {
@@ -48,6 +49,8 @@ class RocksStore final : public Store {
                                        bool reverse,
                                        const std::string* start_after) const override;
   Result<TableStats> ReadStats(std::string_view key) const override;
+  Status AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
+                                bool* conflict) override;
 
  private:
   RocksStore() = default;
@@ -59,6 +62,7 @@ class RocksStore final : public Store {
   std::atomic<int64_t> last_resume_ms_{0};      // steady clock, for TryResume's rate limit
   std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
+  KeyLocks rmw_locks_;      // ReadModifyWrite's stripes
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // in Space order, as opened
   std::array<rocksdb::ColumnFamilyHandle*, kSpaceCount> handles_by_space_{};

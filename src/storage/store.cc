@@ -2,6 +2,11 @@
 // reads over the key spaces, the stats keys) and the choice of backend at Open.
 #include "storage/store.h"
 
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
 #include "common/coding.h"
 #include "storage/backend.h"
 #include "storage/expiry_key.h"
@@ -43,6 +48,45 @@ Status Store::Write(WriteBatch& batch) {
   // Only now, with the entries visible to new iterators (TakeEarliestCommittedExpiry).
   if (batch.earliest_expiry_put_ != INT64_MAX) AnnounceExpiry(batch.earliest_expiry_put_);
   return Status::Ok();
+}
+
+Status Store::ReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn) {
+  return RetryConflicts(
+      [&](bool* conflict) { return AttemptReadModifyWrite(keys, fn, conflict); });
+}
+
+Status Store::RunRmwFunction(const RmwFunction& fn, const RmwReads& reads, WriteBatch& batch,
+                             bool* conflict) {
+  RETURN_IF_ERROR(fn(reads, batch));
+  int injected = injected_conflicts_.load();
+  while (injected > 0 && !injected_conflicts_.compare_exchange_weak(injected, injected - 1)) {
+  }
+  if (injected > 0) {
+    *conflict = true;
+    return Error(ErrorCode::kStorageUnavailable, "injected serialization failure (test)");
+  }
+  batch.FlushStats();
+  return Status::Ok();
+}
+
+void Store::Committed(const WriteBatch& batch) {
+  if (batch.earliest_expiry_put_ != INT64_MAX) AnnounceExpiry(batch.earliest_expiry_put_);
+}
+
+Status Store::RetryConflicts(const std::function<Status(bool* conflict)>& attempt) const {
+  for (int n = 1;; ++n) {
+    bool conflict = false;
+    Status status = attempt(&conflict);
+    if (!conflict) return status;
+    if (n >= kMaxConflictAttempts) {
+      return status.ok() ? Error(ErrorCode::kStorageUnavailable, "serialization failure")
+                         : status;
+    }
+    conflict_retries_.fetch_add(1);
+    // Rolled back whole: back off a little (randomized, growing, at most ~100 ms) and go again.
+    thread_local std::minstd_rand rng(std::random_device{}());
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (200u << std::min(n, 9))));
+  }
 }
 
 Result<std::optional<std::string>> Store::GetItem(std::string_view key) const {

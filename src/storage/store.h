@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -130,6 +131,20 @@ class WriteBatch {
   int64_t earliest_expiry_put_ = INT64_MAX;  // the earliest due time PutExpiry added
 };
 
+// A key Store::ReadModifyWrite reads for update: an item key (no family) or a key of a
+// feature-owned family.
+struct RmwKey {
+  std::optional<Family> family;  // nullopt: the items family
+  std::string key;
+};
+
+// What a read-modify-write function gets: reads[i] is the value stored under keys[i], or
+// nullopt when there is none.
+using RmwReads = std::vector<std::optional<std::string>>;
+// A read-modify-write function (Store::ReadModifyWrite): decides from `reads` what `batch`
+// holds. A non-ok Status abandons the write (nothing is committed) and is returned as is.
+using RmwFunction = std::function<Status(const RmwReads& reads, WriteBatch& batch)>;
+
 // Iterates one family over a key range, forward or backward. Reads a consistent view (taken
 // at creation); never blocks writers. Backends implement it.
 class ItemIterator {
@@ -154,6 +169,31 @@ class Store {
 
   // Commits the batch: every write in it, or (on an error) none.
   Status Write(WriteBatch& batch);
+
+  // Read-modify-write, the one way to change a key based on what it holds: reads `keys` for
+  // update, calls `fn` with their values and a fresh batch, and commits that batch, so that no
+  // other read-modify-write of any of these keys, by this process or any other process on the
+  // same database, commits between the reads and the commit. Keys may repeat, mix families, and
+  // name keys that hold nothing yet (those serialize too). An empty batch commits nothing.
+  //
+  // `fn` may run more than once: when the backend reports a serialization failure or deadlock
+  // (PostgreSQL's 40001/40P01) everything is rolled back and the whole operation starts over,
+  // with fresh reads, up to a few times (then kStorageUnavailable, which clients retry). So `fn`
+  // must decide everything from `reads` (and what it reads itself), assign rather than append
+  // its outputs, and have no side effect a second run would double. Reads `fn` makes of other
+  // keys are plain reads, not serialized. `fn` must not call ReadModifyWrite (no nesting).
+  //
+  // RocksDB (one process per data dir): striped in-process locks of the keys, held across the
+  // reads, `fn` and Write. PostgreSQL: one transaction that locks the keys first
+  // (docs/storage.md, "Read-modify-write"). Errors: `fn`'s status, or the storage's.
+  Status ReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn);
+
+  // Attempts of read-modify-write (and of plain batches) started over after a serialization
+  // failure or deadlock, since Open (for /metrics and tests).
+  uint64_t conflict_retries() const { return conflict_retries_.load(); }
+  // Tests: the next `n` read-modify-write attempts fail as a serialization failure would, after
+  // their `fn` ran and before anything is committed (the retry path, on every backend).
+  void InjectConflictsForTest(int n) { injected_conflicts_.store(n); }
 
   // The earliest due time of the expiry entries committed since the last call (INT64_MAX if
   // none), reset by the call. Write announces a batch's entries only after the batch has
@@ -228,12 +268,32 @@ class Store {
   // The largest search-queue sequence number stored (seeds NextSearchQueueSeq at Open).
   void SeedSearchQueueSeq(uint64_t largest) { search_queue_seq_.store(largest); }
 
+  // One attempt of ReadModifyWrite: read `keys` for update, run `fn` on a fresh batch
+  // (RunRmwFunction), commit the batch (Committed after). Sets *conflict (with everything rolled
+  // back) on a serialization failure or deadlock; the caller then starts over.
+  virtual Status AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
+                                        bool* conflict) = 0;
+  // Runs `fn` on `batch` for a backend's attempt, then readies the batch's sink for Commit
+  // (stats summed in). Sets *conflict when a test injected a conflict.
+  Status RunRmwFunction(const RmwFunction& fn, const RmwReads& reads, WriteBatch& batch,
+                        bool* conflict);
+  static BatchSink& SinkOf(WriteBatch& batch) { return *batch.sink_; }
+  // After a backend committed a batch itself: announces its expiry entries (as Write does).
+  void Committed(const WriteBatch& batch);
+  // The one retry loop of serialization failures and deadlocks: runs `attempt` until it
+  // succeeds, fails, or has set *conflict kMaxConflictAttempts times (then kStorageUnavailable),
+  // backing off a little (randomized, growing) between attempts, counting the retries.
+  Status RetryConflicts(const std::function<Status(bool* conflict)>& attempt) const;
+  static constexpr int kMaxConflictAttempts = 10;
+
  private:
   friend class WriteBatch;
   // Lowers earliest_committed_expiry_ to `due_ms` if it is earlier.
   void AnnounceExpiry(int64_t due_ms);
 
   std::atomic<int64_t> earliest_committed_expiry_{INT64_MAX};
+  mutable std::atomic<uint64_t> conflict_retries_{0};
+  std::atomic<int> injected_conflicts_{0};
   mutable std::atomic<uint64_t> search_queue_seq_{0};  // handed out by a const batch.store()
 };
 

@@ -104,15 +104,24 @@ Status ExpiryBackfiller::RunNow(uint32_t table_id) {
       RETURN_IF_ERROR(it->status());
     }
     bool done = keys.size() < kChunk;
-    KeyLocks::Guard guard(items_.locks(), keys);
+    // The chunk's entries, from the items as they are now (one read-modify-write of them, so a
+    // writer commits before or after: storage::Store::ReadModifyWrite), then the cursor. A crash
+    // between the two redoes the chunk, which only puts the same entries again.
+    std::vector<storage::RmwKey> rmw_keys;
+    rmw_keys.reserve(keys.size());
+    for (const auto& key : keys) rmw_keys.push_back({std::nullopt, key});
+    RETURN_IF_ERROR(items_.store().ReadModifyWrite(
+        rmw_keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+          for (size_t i = 0; i < keys.size(); ++i) {
+            ASSIGN_OR_RETURN(current, ops::ItemOps::DecodeRead(reads[i]));
+            if (!current.item) continue;  // deleted since the scan
+            if (auto due = model::ExpiryDueMs(*current.item, table->ttl_attribute)) {
+              batch.PutExpiry(*due, keys[i]);
+            }
+          }
+          return Status::Ok();
+        }));
     storage::WriteBatch batch(items_.store());
-    for (const auto& key : keys) {
-      ASSIGN_OR_RETURN(current, items_.ReadLocked(key));
-      if (!current.item) continue;  // deleted since the scan
-      if (auto due = model::ExpiryDueMs(*current.item, table->ttl_attribute)) {
-        batch.PutExpiry(*due, key);
-      }
-    }
     ASSIGN_OR_RETURN(committed,
                      catalog_.AdvanceTtlBackfill(table_id, table->ttl_attribute, batch,
                                                  keys.empty() ? cursor : keys.back(), done));

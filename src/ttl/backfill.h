@@ -4,11 +4,12 @@
 // What is durable at each step, and how it resumes (docs/background-jobs.md):
 //   1. Enable: one catalog write sets TTL on and marks the backfill pending (descriptor tag 26,
 //      ops::TableCatalog::SetTimeToLive). From then on every write keeps the expiry index.
-//   2. Each chunk of kChunk items, in key order after the cursor, is read under its items' key
-//      locks; their expiry entries and the descriptor's new cursor (the chunk's last key) are
-//      committed in one WriteBatch (TableCatalog::AdvanceTtlBackfill). So every item at or
-//      before the cursor has its entry, and the cursor never claims an entry that was lost.
-//   3. The last chunk removes the pending mark in the same batch as its entries.
+//   2. Each chunk of kChunk items, in key order after the cursor, is read in one storage
+//      read-modify-write of its items' keys, which commits their expiry entries; then the
+//      descriptor's new cursor (the chunk's last key) is committed
+//      (TableCatalog::AdvanceTtlBackfill). So every item at or before the cursor has its entry,
+//      and the cursor never claims an entry that was lost.
+//   3. The last chunk's cursor write removes the pending mark.
 //   A crash between any two steps leaves TTL enabled with the backfill pending and a cursor at
 //   a chunk boundary; at start-up Resume() queues the table again and the job continues after
 //   the cursor. Rewriting an entry that exists is harmless, so nothing depends on where in a
@@ -17,7 +18,7 @@
 // The race with writers: writers that looked the table up before TTL was enabled add no expiry
 // entry. A job waits until no request holds such an older version
 // (TableCatalog::WaitForOlderVersions) before it reads any item; from then on writers keep the
-// index and the backfill covers the rest, each item under its key lock. While the backfill is
+// index and the backfill covers the rest, each item in a read-modify-write of its key. While the backfill is
 // pending UpdateTimeToLive refuses further changes (the service's "modified multiple times"),
 // so a job never races a disable and re-enable; it stops by itself when the table is deleted.
 #pragma once

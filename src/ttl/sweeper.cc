@@ -147,46 +147,48 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   }
   stats_.SetLagMs(now_ms - due.front().due_ms);
 
-  std::vector<std::string> keys;
-  for (const auto& e : due) keys.push_back(e.item_key);
-  KeyLocks::Guard guard(items_.locks(), keys);
-  storage::WriteBatch batch(items_.store());
+  // One read-modify-write of every due item (storage::Store::ReadModifyWrite): a writer of one
+  // of them, in this process or another, commits before the re-check or after the delete.
+  std::vector<storage::RmwKey> keys;
+  std::vector<ops::TablePtr> tables;
+  for (const auto& e : due) {
+    ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
+    keys.push_back({std::nullopt, e.item_key});
+    tables.push_back(std::move(table));
+  }
   std::map<std::string, uint64_t> deleted;
   std::vector<int64_t> lags_ms;  // due times until the write is done, then lags
   uint64_t dropped = 0;
-  // The items of entries whose table still has TTL on, read together (one MultiGet).
-  std::vector<ops::TablePtr> tables;
-  std::vector<std::string> read_keys;
-  for (const auto& e : due) {
-    ops::TablePtr table = catalog_.FindById(TableIdOf(e.item_key));
-    if (table && table->ttl_enabled) read_keys.push_back(e.item_key);
-    tables.push_back(std::move(table));
-  }
-  ASSIGN_OR_RETURN(olds, items_.ReadAllLocked(read_keys));
-  size_t next_old = 0;
-  for (size_t i = 0; i < due.size(); ++i) {
-    const DueEntry& e = due[i];
-    const ops::TablePtr& table = tables[i];
-    if (!table || !table->ttl_enabled) {
-      batch.DeleteExpiry(e.due_ms, e.item_key);
-      ++dropped;
-      continue;
+  RETURN_IF_ERROR(items_.store().ReadModifyWrite(keys, [&](const storage::RmwReads& reads,
+                                                           storage::WriteBatch& batch)
+                                                           -> Status {
+    deleted.clear();
+    lags_ms.clear();
+    dropped = 0;
+    for (size_t i = 0; i < due.size(); ++i) {
+      const DueEntry& e = due[i];
+      const ops::TablePtr& table = tables[i];
+      if (!table || !table->ttl_enabled) {
+        batch.DeleteExpiry(e.due_ms, e.item_key);
+        ++dropped;
+        continue;
+      }
+      ASSIGN_OR_RETURN(old, ops::ItemOps::DecodeRead(reads[i]));
+      std::optional<int64_t> current =
+          old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
+      // Re-check (D10): the item may have been updated, deleted or given a new TTL since the
+      // entry was written; only an item still due at this very entry is deleted.
+      if (current != e.due_ms || model::IsTooOldToExpire(e.due_ms, now_ms)) {
+        batch.DeleteExpiry(e.due_ms, e.item_key);
+        ++dropped;
+        continue;
+      }
+      items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
+      ++deleted[table->name];
+      lags_ms.push_back(e.due_ms);
     }
-    const ops::ReadOutcome& old = olds[next_old++];
-    std::optional<int64_t> current =
-        old.item ? model::ExpiryDueMs(*old.item, table->ttl_attribute) : std::nullopt;
-    // Re-check (D10): the item may have been updated, deleted or given a new TTL since the
-    // entry was written; only an item still due at this very entry is deleted.
-    if (current != e.due_ms || model::IsTooOldToExpire(e.due_ms, now_ms)) {
-      batch.DeleteExpiry(e.due_ms, e.item_key);
-      ++dropped;
-      continue;
-    }
-    items_.AddDelete(batch, *table, e.item_key, old, ops::WriteOrigin::kTtl);  // entry too
-    ++deleted[table->name];
-    lags_ms.push_back(e.due_ms);
-  }
-  RETURN_IF_ERROR(items_.store().Write(batch));
+    return Status::Ok();
+  }));
   committed = true;
   for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
   stats_.AddDroppedEntries(dropped);

@@ -139,7 +139,7 @@ TEST_F(IndexWriterTest, BackfillIndexesExistingItemsOnceAndWritesDuringCreatingS
   ASSERT_TRUE(ops_->Delete(creating, {{"pk", S("p2")}, {"sk", N("1")}}, nullptr).ok());
 
   OneTableCatalog catalog(creating);
-  index::IndexBuilder builder(*store_, ops_->locks(), catalog);
+  index::IndexBuilder builder(*store_, catalog);
   ASSERT_TRUE(builder.BuildNow(table_.id, 2).ok());
   EXPECT_EQ(catalog.table_->indexes.back().status, model::IndexStatus::kActive);
   // 800 items had h; p2 was deleted.

@@ -104,7 +104,7 @@ TEST_F(TtlBackfillTest, ACrashBetweenChunksResumesAfterTheCursor) {
   }
   storage::WriteBatch batch(*store_);
   for (const auto& k : keys) {
-    auto item = ops_->ReadLocked(k);
+    auto item = ops::ItemOps::DecodeRead(*store_->GetItem(k));
     if (auto due = model::ExpiryDueMs(*item->item, "expires")) batch.PutExpiry(*due, k);
   }
   ASSERT_TRUE(*catalog_->AdvanceTtlBackfill(id_, "expires", batch, keys.back(), false));
@@ -118,7 +118,7 @@ TEST_F(TtlBackfillTest, ACrashBetweenChunksResumesAfterTheCursor) {
   int64_t first_due = -1;
   std::string first_key;
   for (const auto& k : keys) {
-    auto due = model::ExpiryDueMs(*ops_->ReadLocked(k)->item, "expires");
+    auto due = model::ExpiryDueMs(*ops::ItemOps::DecodeRead(*store_->GetItem(k))->item, "expires");
     if (due) {
       first_due = *due;
       first_key = k;
