@@ -13,12 +13,14 @@
 
 #include <xapian.h>
 
+#include "search/match_all.h"
+
 namespace ttlstore::search {
 
 // `q` for an Enquire with BoolWeight: the same matches, every weight 0.
 inline Xapian::Query BoolQuery(const Xapian::Query& q) {
   if (q.get_type() == Xapian::Query::LEAF_MATCH_ALL) return q;
-  return Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query::MatchAll, q);
+  return Xapian::Query(Xapian::Query::OP_FILTER, MatchAll(), q);
 }
 
 }  // namespace ttlstore::search

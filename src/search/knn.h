@@ -18,6 +18,7 @@
 
 #include <xapian.h>
 
+#include "search/match_all.h"
 #include "vector/vector_index.h"
 
 namespace ttlstore::search {
@@ -46,7 +47,7 @@ std::vector<vector::Neighbor> NearestDocuments(const Xapian::Database& db, const
 // `min_timestamp` is set, whose timestamp slot (search/terms.h kSlotTimestamp) is at least it
 // (the TTL).
 struct GraphFilter {
-  Xapian::Query filter = Xapian::Query::MatchAll;
+  Xapian::Query filter = MatchAll();
   std::optional<std::string> min_timestamp;
 };
 

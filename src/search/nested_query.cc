@@ -1,6 +1,7 @@
 #include "search/nested_query.h"
 
 #include "search/nested_eval.h"
+#include "search/match_all.h"
 #include "search/slot_source.h"
 #include "search/terms.h"
 
@@ -49,7 +50,7 @@ Status CheckInnerHits(const model::SearchIndexMeta& index, const Query& q) {
 Result<Xapian::Query> Candidates(const model::SearchIndexMeta& index, const Xapian::Database& db,
                                  const Query& q) {
   switch (q.kind) {
-    case Query::Kind::kMatchAll: return Xapian::Query::MatchAll;
+    case Query::Kind::kMatchAll: return MatchAll();
     case Query::Kind::kNested: {
       FieldRef path = *ResolveField(index, q.field);
       ASSIGN_OR_RETURN(inner, Candidates(index, db, q.sub[0]));
@@ -74,7 +75,7 @@ Result<Xapian::Query> Candidates(const model::SearchIndexMeta& index, const Xapi
         ASSIGN_OR_RETURN(at_least, AtLeast(should, m));
         required.push_back(std::move(at_least));
       }
-      if (required.empty()) return Xapian::Query::MatchAll;
+      if (required.empty()) return MatchAll();
       return Xapian::Query(Xapian::Query::OP_AND, required.begin(), required.end());
     }
     default: return BuildFieldLeaf(index, db, q, *ResolveField(index, q.field), false);

@@ -8,6 +8,7 @@
 #include "search/document.h"
 #include "search/field_ref.h"
 #include "search/geo_query.h"
+#include "search/match_all.h"
 #include "search/nested_query.h"
 #include "search/sort_values.h"
 #include "search/function_score.h"
@@ -301,7 +302,7 @@ Result<Xapian::Query> BuildFunctionScoreNode(const model::SearchIndexMeta& index
   std::vector<Xapian::Query> filters;
   for (const auto& fn : q.functions) {
     if (fn.filter.empty()) {
-      filters.push_back(Xapian::Query::MatchAll);
+      filters.push_back(MatchAll());
       continue;
     }
     auto f = Build(index, db, fn.filter[0], knn);
@@ -477,7 +478,7 @@ Result<Xapian::Query> BuildFieldLeaf(const model::SearchIndexMeta& index,
       if (m > terms.size()) return Xapian::Query::MatchNothing;
       return AtLeast(terms, m);
     }
-    default: return Xapian::Query::MatchAll;
+    default: return MatchAll();
   }
 }
 
@@ -496,7 +497,7 @@ Result<Xapian::Query> BuildKnn(const model::SearchIndexMeta& index, const Xapian
     return Error::Validation("KnnVectorQuery is supported only in the query of a Search (not in "
                              "ParallelScan or a GroupByFilter's filters).");
   }
-  Xapian::Query filter = Xapian::Query::MatchAll;
+  Xapian::Query filter = MatchAll();
   if (!q.knn_filter.empty()) {
     auto f = Build(index, db, q.knn_filter[0], knn);
     if (!f.ok()) return f.error();

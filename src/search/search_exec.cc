@@ -10,6 +10,7 @@
 #include "common/coding.h"
 #include "common/thread.h"
 
+#include "search/match_all.h"
 #include "search/agg_exec.h"
 #include "search/agg_validate.h"
 #include "search/bool_query.h"
@@ -282,7 +283,7 @@ Result<SearchResult> SearchEngine::Search(uint32_t table_id, const model::Tables
     if (req.total_count) out.total_hits = 0;
     if (aggregate) {
       Xapian::WritableDatabase empty(std::string(), Xapian::DB_BACKEND_INMEMORY);
-      ASSIGN_OR_RETURN(aggs, RunAggregations(index, empty, Xapian::Query::MatchAll, *req.aggs, {}));
+      ASSIGN_OR_RETURN(aggs, RunAggregations(index, empty, MatchAll(), *req.aggs, {}));
       out.aggs = std::make_shared<AggOutput>(std::move(aggs));
     }
     return out;
