@@ -1,7 +1,7 @@
 #include "search/nested_query.h"
 
-#include "search/nested_eval.h"
 #include "search/match_all.h"
+#include "search/nested_eval.h"
 #include "search/slot_source.h"
 #include "search/terms.h"
 

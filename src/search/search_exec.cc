@@ -10,7 +10,6 @@
 #include "common/coding.h"
 #include "common/thread.h"
 
-#include "search/match_all.h"
 #include "search/agg_exec.h"
 #include "search/agg_validate.h"
 #include "search/bool_query.h"
@@ -19,6 +18,7 @@
 #include "search/engine_impl.h"
 #include "search/inner_hits.h"
 #include "search/knn.h"
+#include "search/match_all.h"
 #include "search/query_builder.h"
 #include "search/sort_keys.h"
 #include "search/terms.h"
