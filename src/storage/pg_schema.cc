@@ -6,8 +6,21 @@
 #include <string>
 #include <vector>
 
+#include <openssl/sha.h>
 
 namespace ttlstore::storage {
+
+std::string PgKeyHead(std::string_view key) {
+  return std::string(key.substr(0, kPgKeyHeadBytes));
+}
+
+std::string PgKeyDigest(std::string_view key) {
+  if (key.size() <= kPgKeyHeadBytes) return std::string();
+  unsigned char md[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), md);
+  return std::string(reinterpret_cast<const char*>(md), sizeof md);
+}
+
 namespace {
 
 struct Migration {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "storage/pg_connection.h"
@@ -19,6 +20,11 @@ inline constexpr int kPgSchemaVersion = 2;
 
 // A key space's keys are indexed by their first this many bytes (and a digest when longer).
 inline constexpr size_t kPgKeyHeadBytes = 1024;
+
+// A key's indexed columns: its first kPgKeyHeadBytes bytes (h), and its SHA-256 when it is
+// longer, else empty (d).
+std::string PgKeyHead(std::string_view key);
+std::string PgKeyDigest(std::string_view key);
 
 // The table holding one key space.
 const char* PgTableOf(Store::Space space);

@@ -8,7 +8,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
 #include "common/coding.h"
@@ -16,6 +15,7 @@
 #include "storage/catalog_codec.h"
 #include "storage/key_codec.h"
 #include "storage/pg_schema.h"
+#include "storage/pg_sink.h"
 #include "storage/search_queue.h"
 
 namespace ttlstore::storage {
@@ -23,157 +23,27 @@ namespace {
 
 using Space = Store::Space;
 
-// Stats additions go to one of this many rows per key, picked at random, so writers of one
-// table rarely wait on each other's row lock; a read sums them.
-constexpr int kStatsShards = 16;
 // Serialization failures and deadlocks are retried this many times before the caller gets a
 // retryable error.
 constexpr int kMaxAttempts = 8;
 // Rows fetched by a scan's first statement, and per page after it.
 constexpr size_t kFirstPage = 128;
 constexpr size_t kPage = 512;
-// Keys per statement of GetItems, and per point-delete statement of a batch. Point statements (by the whole primary key) are prepared once
-// per connection (PgStatement::prepared); range scans and deletes are not, so that each is
-// planned for its own bounds.
+// Keys per statement of GetItems and of a read-modify-write's locks and reads. Point statements
+// (by the whole primary key) are prepared once per connection (PgStatement::prepared); range
+// scans are not, so that each is planned for its own bounds.
 constexpr size_t kKeysPerStatement = 256;
-constexpr size_t kDeletesPerStatement = 256;
 // Connections open at most (PostgreSQL's default max_connections is 100).
 constexpr size_t kMaxConnections = 48;
 
 std::string Table(Space space) { return PgTableOf(space); }
 
-// A key's indexed columns (pg_schema.cc, Version1): its head, and its digest when it is longer.
-std::string Head(std::string_view key) { return std::string(key.substr(0, kPgKeyHeadBytes)); }
-std::string Digest(std::string_view key) {
-  if (key.size() <= kPgKeyHeadBytes) return std::string();
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), md);
-  return std::string(reinterpret_cast<const char*>(md), sizeof md);
-}
-
-int RandomShard() {
-  thread_local std::minstd_rand rng(std::random_device{}());
-  return static_cast<int>(rng() % kStatsShards);
-}
-
-// A batch as SQL statements, in the order of the writes, with two reductions that keep the
-// statement count (each one parsed, planned and executed by the server) low for big batches
-// such as the TTL sweeper's:
-// - the stats additions of the batch are summed per key and written at the end, one statement
-//   per key (their order among themselves does not matter, and nothing else reads the stats
-//   table within the batch); a stats value set outright or deleted first writes those pending;
-// - consecutive point deletes of one space become one `DELETE … WHERE h = ANY($1) AND d = ''`
-//   of up to kDeletesPerStatement keys (deletes of different keys commute; any other write ends
-//   the run, so a delete and a later put of one key keep their order; a key longer than a head
-//   is deleted by itself).
-class PgSink final : public BatchSink {
- public:
-  void Put(Space space, std::string_view key, std::string_view value) override {
-    if (space == Space::kStats) {
-      // A stats value set outright: replaces every shard of the key with one row.
-      Delete(space, key);
-      uint64_t items = 0, bytes = 0;
-      std::string_view v = value;
-      if (!GetFixed64BE(&v, &items) || !GetFixed64BE(&v, &bytes)) return;
-      AddStats(key, static_cast<int64_t>(items), static_cast<int64_t>(bytes));
-      return;
-    }
-    Push({"INSERT INTO " + Table(space) +
-              " (h, d, k, v) VALUES ($1::bytea, $2::bytea, $3::bytea, $4::bytea) "
-              "ON CONFLICT (h, d) DO UPDATE SET v = EXCLUDED.v",
-          {Head(key), Digest(key), std::string(key), std::string(value)},
-          /*prepared=*/true});
-  }
-  void Delete(Space space, std::string_view key) override {
-    if (space == Space::kStats) {
-      FlushStats();
-      Push({"DELETE FROM ttlstore_stats WHERE k = $1::bytea", {std::string(key)}, true});
-      return;
-    }
-    if (key.size() > kPgKeyHeadBytes) {  // a long key (rare): by itself
-      Push({"DELETE FROM " + Table(space) + " WHERE h = $1::bytea AND d = $2::bytea",
-            {Head(key), Digest(key)}, /*prepared=*/true});
-      return;
-    }
-    if (run_ && run_space_ == space && run_keys_.size() < kDeletesPerStatement) {
-      run_keys_.emplace_back(key);
-      return;
-    }
-    Push({"", {}});
-    run_ = true;
-    run_space_ = space;
-    run_keys_.assign(1, std::string(key));
-  }
-  void DeleteRange(Space space, std::string_view begin, std::string_view end) override {
-    if (space == Space::kStats) {
-      FlushStats();
-      Push({"DELETE FROM ttlstore_stats WHERE k >= $1::bytea AND k < $2::bytea",
-            {std::string(begin), std::string(end)}});
-      return;
-    }
-    // Every key in range has a head in [head(begin), head(end)]: the index bounds the scan.
-    Push({"DELETE FROM " + Table(space) +
-              " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea",
-          {Head(begin), Head(end), std::string(begin), std::string(end)}});
-  }
-  void AddStats(std::string_view key, int64_t items, int64_t bytes) override {
-    auto& sum = pending_stats_[std::string(key)];
-    sum.first += items;
-    sum.second += bytes;
-  }
-  // The batch's statements; writes the pending stats additions first. Called once, at commit.
-  const std::vector<PgStatement>& Finish() {
-    CloseRun();
-    FlushStats();
-    return statements_;
-  }
-
- private:
-  void Push(PgStatement statement) {
-    CloseRun();
-    statements_.push_back(std::move(statement));
-  }
-  // Gives the open run of point deletes (keys no longer than a head, so d is empty) its
-  // statement: one key by the point statement, several by `h = ANY(array)`. Both are prepared:
-  // the array is one parameter whatever the count, planned as one index scan.
-  void CloseRun() {
-    if (!run_) return;
-    run_ = false;
-    PgStatement& s = statements_.back();
-    s.prepared = true;
-    if (run_keys_.size() == 1) {
-      s.sql = "DELETE FROM " + Table(run_space_) + " WHERE h = $1::bytea AND d = $2::bytea";
-      s.params = {run_keys_[0], std::string()};
-    } else {
-      s.sql = "DELETE FROM " + Table(run_space_) +
-              " WHERE h = ANY($1::bytea[]) AND d = ''::bytea";
-      s.params = {PgByteaArray(run_keys_)};
-    }
-    run_keys_.clear();
-  }
-  void FlushStats() {
-    for (const auto& [key, sum] : pending_stats_) {  // in key order: rows locked in one order
-      if (sum.first == 0 && sum.second == 0) continue;
-      Push({"INSERT INTO ttlstore_stats (k, shard, items, bytes) VALUES ($1::bytea, $2::integer, "
-            "$3::bigint, $4::bigint) ON CONFLICT (k, shard) DO UPDATE SET items = "
-            "ttlstore_stats.items + EXCLUDED.items, bytes = ttlstore_stats.bytes + EXCLUDED.bytes",
-            {key, PgInt32(RandomShard()), PgInt64(sum.first), PgInt64(sum.second)},
-            /*prepared=*/true});
-    }
-    pending_stats_.clear();
-  }
-
-  std::vector<PgStatement> statements_;
-  std::map<std::string, std::pair<int64_t, int64_t>> pending_stats_;
-  bool run_ = false;  // statements_.back() stands for the run of point deletes run_keys_
-  Space run_space_ = Space::kItems;
-  std::vector<std::string> run_keys_;
-};
-
 // A scan: the first rows in one statement (a scan that fits is one round trip and one view of
 // the data); a longer scan starts over inside a REPEATABLE READ transaction, whose snapshot every
 // page then reads, so the whole scan sees one consistent view as the interface promises. The
-// connection is held until the range is exhausted or the iterator is destroyed.
+// connection is held until the range is exhausted or the iterator is destroyed. A scan with a
+// limit hint (below a page) reads hint + 1 rows in its one statement; only a caller that reads
+// past them gets the rest, in a REPEATABLE READ transaction of its own (the hint's contract).
 //
 // Pages are read in primary-key order, `ORDER BY h, d`, which the index gives as it is: so the
 // plan is an index scan that stops after the page whatever the planner believes about the range
@@ -186,9 +56,9 @@ class PgSink final : public BatchSink {
 class PgIterator final : public ItemIterator {
  public:
   PgIterator(const PgStore& store, Space space, std::string lower, std::string upper,
-             bool reverse, const std::string* start_after)
+             bool reverse, const std::string* start_after, size_t limit_hint)
       : store_(store), table_(Table(space)), lower_(std::move(lower)), upper_(std::move(upper)),
-        reverse_(reverse) {
+        reverse_(reverse), hint_(limit_hint > 0 && limit_hint < kPage ? limit_hint : 0) {
     if (start_after) after_ = *start_after;
     has_after_ = start_after != nullptr;
     Start();
@@ -218,7 +88,7 @@ class PgIterator final : public ItemIterator {
     PgStatement s;
     s.sql = "SELECT k, v FROM " + table_ +
             " WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea AND k < $4::bytea";
-    s.params = {Head(lower_), Head(upper_), lower_, upper_};
+    s.params = {PgKeyHead(lower_), PgKeyHead(upper_), lower_, upper_};
     auto param = [&s](std::string value) {
       s.params.push_back(std::move(value));
       return "$" + std::to_string(s.params.size()) + "::bytea";
@@ -226,7 +96,7 @@ class PgIterator final : public ItemIterator {
     if (in_group_) s.sql += " AND h = " + param(group_);
     if (has_past_head_) s.sql += (reverse_ ? " AND h < " : " AND h > ") + param(past_head_);
     if (has_after_) {
-      if (!in_group_) s.sql += (reverse_ ? " AND h <= " : " AND h >= ") + param(Head(after_));
+      if (!in_group_) s.sql += (reverse_ ? " AND h <= " : " AND h >= ") + param(PgKeyHead(after_));
       s.sql += (reverse_ ? " AND k < " : " AND k > ") + param(after_);
     }
     if (in_group_) {
@@ -250,12 +120,16 @@ class PgIterator final : public ItemIterator {
       return;
     }
     PgRows rows;
-    if (!(*lease)->Exec(PageQuery(kFirstPage + 1), &rows, &error)) {
+    const size_t first = hint_ ? hint_ + 1 : kFirstPage + 1;
+    if (!(*lease)->Exec(PageQuery(first), &rows, &error)) {
       status_ = PgStoreError(error, "scan failed");
       return;
     }
-    if (rows.rows.size() <= kFirstPage) {
-      Take(std::move(rows), kFirstPage + 1);
+    if (rows.rows.size() < first || hint_) {
+      // All of it, or all the caller wants (with one more row telling whether more follow):
+      // pages past it, if read at all, come from a later view (FetchPages).
+      Take(std::move(rows), first);
+      if (rows_.empty()) FetchPages();
       return;
     }
     // Longer than one page: read it again, and the rest, from one snapshot.
@@ -275,6 +149,27 @@ class PgIterator final : public ItemIterator {
   // all belonged to a group read next by itself).
   void FetchPages() {
     while (pos_ >= rows_.size() && !exhausted_ && status_.ok()) {
+      if (!lease_ && hint_) {
+        // A hinted scan read on past its hint: the rest in one view of its own.
+        hint_ = 0;
+        PgError error;
+        auto lease = store_.pool().Acquire(&error);
+        if (!lease) {
+          status_ = PgStoreError(error, "scan failed");
+          return;
+        }
+        lease_.emplace(std::move(*lease));
+        std::vector<PgRows> results;
+        if (!(*lease_)->Run({{"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", {}},
+                             PageQuery(kPage)},
+                            nullptr, &results, &error)) {
+          status_ = PgStoreError(error, "scan failed");
+          Finish();
+          return;
+        }
+        Take(std::move(results[1]), kPage);
+        continue;
+      }
       if (!lease_) {
         exhausted_ = true;
         return;
@@ -321,7 +216,7 @@ class PgIterator final : public ItemIterator {
         // The page may end inside a group: drop its rows, read the group by itself next.
         while (!rows_.empty() && SameHead(*rows_.back()[0], last)) rows_.pop_back();
         in_group_ = true;
-        group_ = Head(last);
+        group_ = PgKeyHead(last);
         // after_ stays (it bounds the first group of the scan, and is below every later one).
       } else {
         past_head_ = std::move(last);  // a key this short is its own head, alone in its group
@@ -365,6 +260,7 @@ class PgIterator final : public ItemIterator {
   const std::string table_;
   const std::string lower_, upper_;
   const bool reverse_;
+  size_t hint_;  // the caller's limit hint while the first page serves it, else 0
   std::string after_;  // rows past this key only
   bool has_after_ = false;
   std::string past_head_;  // rows past this head only
@@ -428,93 +324,110 @@ Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& stateme
 
 namespace {
 
-// "($1::bytea, $2::bytea), ($3::bytea, $4::bytea), ..." for `pairs` (h, d) parameters from $first.
-std::string KeyTuples(size_t pairs, size_t first = 1) {
-  std::string out;
-  for (size_t i = 0; i < pairs; ++i) {
-    size_t p = first + 2 * i;
-    out += (i ? ", ($" : "($") + std::to_string(p) + "::bytea, $" + std::to_string(p + 1) +
-           "::bytea)";
+// Appends to `out` the statements reading `tagged` (space byte . key, sorted) FOR UPDATE as
+// (k, v) rows, and to `spaces` the key space of each: the keys no longer than a head of one
+// space by `h = ANY($1) AND d = ''` (one prepared statement, one index scan), kKeysPerStatement
+// at a time; a longer key by itself.
+void AddLockingReads(const std::vector<std::string>& tagged, std::vector<PgStatement>* out,
+                     std::vector<Space>* spaces) {
+  std::vector<std::string> run;
+  Space run_space = Space::kItems;
+  auto close_run = [&] {
+    if (run.empty()) return;
+    out->push_back({"SELECT k, v FROM " + Table(run_space) +
+                        " WHERE h = ANY($1::bytea[]) AND d = ''::bytea FOR UPDATE",
+                    {PgByteaArray(run)}, /*prepared=*/true});
+    spaces->push_back(run_space);
+    run.clear();
+  };
+  for (const std::string& t : tagged) {
+    Space space = static_cast<Space>(t[0]);
+    std::string_view key = std::string_view(t).substr(1);
+    if (key.size() > kPgKeyHeadBytes) {
+      out->push_back({"SELECT k, v FROM " + Table(space) +
+                          " WHERE h = $1::bytea AND d = $2::bytea FOR UPDATE",
+                      {PgKeyHead(key), PgKeyDigest(key)}, /*prepared=*/true});
+      spaces->push_back(space);
+      continue;
+    }
+    if (!run.empty() && (space != run_space || run.size() == kKeysPerStatement)) close_run();
+    run_space = space;
+    run.emplace_back(key);
   }
-  return out;
+  close_run();
 }
 
 }  // namespace
 
 Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
                                        bool* conflict) {
-  // docs/storage.md, "Read-modify-write": one READ COMMITTED transaction. Its first statement
-  // upserts a row per key into ttlstore_rmw_locks (the row lock is taken whether or not the key
-  // holds anything yet; a second writer of the key waits for the first to commit, then finds the
-  // row gone and inserts its own); the reads that follow are new statements, so they see every
-  // commit of the keys made before the locks were granted. The commit deletes the lock rows, so
-  // the table is empty at rest.
-  std::vector<std::string> locks;  // space byte . key, sorted: one locking order for everyone
-  locks.reserve(keys.size());
+  // docs/storage.md, "Read-modify-write": one READ COMMITTED transaction. First the keys' rows
+  // are read FOR UPDATE: a key that holds something is locked by its row. A key that holds
+  // nothing has no row to lock, so (second round trip, only then) a row of ttlstore_rmw_locks is
+  // upserted for it, whose lock a second writer of the key waits for, and the key is read again,
+  // FOR UPDATE, in a new statement that sees every commit made before that lock was granted (a
+  // row created meanwhile is locked too). The commit deletes the lock rows: the table is empty
+  // at rest.
+  std::vector<std::string> tagged;  // space byte . key, sorted: one locking order for everyone
+  tagged.reserve(keys.size());
   for (const RmwKey& k : keys) {
     Space space = k.family ? SpaceOf(*k.family) : Space::kItems;
-    locks.push_back(std::string(1, static_cast<char>(space)) + k.key);
+    tagged.push_back(std::string(1, static_cast<char>(space)) + k.key);
   }
-  std::sort(locks.begin(), locks.end());
-  locks.erase(std::unique(locks.begin(), locks.end()), locks.end());
-  std::vector<std::optional<std::string>> lock_params;
-  lock_params.reserve(2 * locks.size());
-  for (const auto& l : locks) {
-    lock_params.push_back(Head(l));
-    lock_params.push_back(Digest(l));
-  }
-  std::vector<PgStatement> first;
-  first.push_back({"BEGIN ISOLATION LEVEL READ COMMITTED", {}});
-  for (size_t at = 0; at < locks.size(); at += kKeysPerStatement) {
-    size_t n = std::min(kKeysPerStatement, locks.size() - at);
-    first.push_back({"INSERT INTO ttlstore_rmw_locks (h, d, n) SELECT h, d, 0 FROM (VALUES " +
-                         KeyTuples(n) + ") AS l (h, d) ON CONFLICT (h, d) DO UPDATE SET n = "
-                         "ttlstore_rmw_locks.n + 1",
-                     std::vector<std::optional<std::string>>(lock_params.begin() + 2 * at, lock_params.begin() + 2 * (at + n))});
-  }
-  // The reads: one statement per key space (and per kKeysPerStatement keys).
-  std::vector<Space> read_space;  // of each read statement
-  for (const std::string& l : locks) {
-    Space space = static_cast<Space>(l[0]);
-    std::string_view key = std::string_view(l).substr(1);
-    if (read_space.empty() || read_space.back() != space ||
-        first.back().params.size() == 2 * kKeysPerStatement) {
-      read_space.push_back(space);
-      first.push_back({"SELECT k, v FROM " + Table(space) + " WHERE (h, d) IN (", {}});
-    }
-    first.back().params.push_back(Head(key));
-    first.back().params.push_back(Digest(key));
-  }
-  const size_t first_read = first.size() - read_space.size();
-  for (size_t i = first_read; i < first.size(); ++i) {
-    first[i].sql += KeyTuples(first[i].params.size() / 2) + ")";
-  }
+  std::sort(tagged.begin(), tagged.end());
+  tagged.erase(std::unique(tagged.begin(), tagged.end()), tagged.end());
 
   PgError error;
   auto lease = pool_->Acquire(&error);
   if (!lease) return PgStoreError(error, "no connection");
-  std::vector<PgRows> results;
-  if (!(*lease)->Run(first, nullptr, &results, &error)) {
+  std::map<std::string, std::string> found;  // space byte . key -> value
+  // Runs `statements` (the locking reads of `of` after `before`) and takes in the rows read.
+  auto read_for_update = [&](std::vector<PgStatement> statements,
+                             const std::vector<std::string>& of) -> bool {
+    const size_t first_read = statements.size();
+    std::vector<Space> spaces;  // of each read statement
+    AddLockingReads(of, &statements, &spaces);
+    std::vector<PgRows> results;
+    if (!(*lease)->Run(statements, nullptr, &results, &error)) return false;
+    for (size_t i = 0; i < spaces.size(); ++i) {
+      for (auto& row : results[first_read + i].rows) {
+        found[std::string(1, static_cast<char>(spaces[i])) + row[0].value_or("")] =
+            std::move(row[1]).value_or("");
+      }
+    }
+    return true;
+  };
+  if (!read_for_update({{"BEGIN ISOLATION LEVEL READ COMMITTED", {}}}, tagged)) {
     *conflict = error.kind == PgFailure::kRetry;
     return PgStoreError(error, "read for update failed");
   }
+  std::vector<std::string> absent;
+  for (const std::string& t : tagged) {
+    if (!found.count(t)) absent.push_back(t);
+  }
+  std::vector<std::optional<std::string>> lock_params;  // the absent keys' heads and digests
+  if (!absent.empty()) {
+    std::vector<std::string> heads, digests;
+    for (const std::string& t : absent) {
+      heads.push_back(PgKeyHead(t));
+      digests.push_back(PgKeyDigest(t));
+    }
+    std::vector<PgStatement> lock;
+    lock.push_back({"INSERT INTO ttlstore_rmw_locks (h, d, n) SELECT h, d, 0 FROM "
+                    "unnest($1::bytea[], $2::bytea[]) AS l (h, d) ON CONFLICT (h, d) DO UPDATE "
+                    "SET n = ttlstore_rmw_locks.n + 1",
+                    {PgByteaArray(heads), PgByteaArray(digests)}, /*prepared=*/true});
+    lock_params = lock[0].params;
+    if (!read_for_update(std::move(lock), absent)) {
+      *conflict = error.kind == PgFailure::kRetry;
+      return PgStoreError(error, "read for update failed");
+    }
+  }
   RmwReads reads(keys.size());
-  {
-    std::vector<std::pair<std::string, std::string>> found;  // (space byte . key, value)
-    for (size_t i = 0; i < read_space.size(); ++i) {
-      for (auto& row : results[first_read + i].rows) {
-        found.emplace_back(std::string(1, static_cast<char>(read_space[i])) + row[0].value_or(""),
-                           std::move(row[1]).value_or(""));
-      }
-    }
-    std::sort(found.begin(), found.end());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      Space space = keys[i].family ? SpaceOf(*keys[i].family) : Space::kItems;
-      std::string want = std::string(1, static_cast<char>(space)) + keys[i].key;
-      auto it = std::lower_bound(found.begin(), found.end(), want,
-                                 [](const auto& f, const std::string& w) { return f.first < w; });
-      if (it != found.end() && it->first == want) reads[i] = it->second;
-    }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Space space = keys[i].family ? SpaceOf(*keys[i].family) : Space::kItems;
+    auto it = found.find(std::string(1, static_cast<char>(space)) + keys[i].key);
+    if (it != found.end()) reads[i] = it->second;
   }
   auto rollback = [&] { (*lease)->Exec({"ROLLBACK", {}}, nullptr, &error); };
   WriteBatch batch(*this);
@@ -528,14 +441,15 @@ Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const Rm
     rollback();  // nothing to write: releases the locks
     return Status::Ok();
   }
-  for (size_t at = 0; at < locks.size(); at += kKeysPerStatement) {
-    size_t n = std::min(kKeysPerStatement, locks.size() - at);
-    second.push_back({"DELETE FROM ttlstore_rmw_locks WHERE (h, d) IN (" + KeyTuples(n) + ")",
-                      std::vector<std::optional<std::string>>(lock_params.begin() + 2 * at, lock_params.begin() + 2 * (at + n))});
+  if (!absent.empty()) {
+    second.push_back({"DELETE FROM ttlstore_rmw_locks WHERE (h, d) IN (SELECT h, d FROM "
+                      "unnest($1::bytea[], $2::bytea[]) AS l (h, d))",
+                      std::move(lock_params), /*prepared=*/true});
   }
   second.push_back({"COMMIT", {}});
   if (!(*lease)->Run(second, nullptr, nullptr, &error)) {
     *conflict = error.kind == PgFailure::kRetry;
+    if (error.kind == PgFailure::kUnavailable) CommitOutcomeUnknown(batch);
     spdlog::warn("event=storage_write_failed message=\"{}\"", error.message);
     return PgStoreError(error, "read-modify-write failed");
   }
@@ -559,7 +473,7 @@ Status PgStore::Commit(BatchSink& sink) {
 Result<std::optional<std::string>> PgStore::GetIn(Space space, std::string_view key) const {
   ASSIGN_OR_RETURN(results, Run({{"SELECT v FROM " + Table(space) +
                                       " WHERE h = $1::bytea AND d = $2::bytea",
-                                  {Head(key), Digest(key)}, /*prepared=*/true}},
+                                  {PgKeyHead(key), PgKeyDigest(key)}, /*prepared=*/true}},
                                 nullptr));
   if (results[0].rows.empty()) return std::optional<std::string>();
   return std::optional<std::string>(results[0].rows[0][0].value_or(""));
@@ -585,8 +499,8 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
     if (statements.empty() || statements.back().params.size() == 2 * kKeysPerStatement) {
       statements.push_back({"", {}});
     }
-    statements.back().params.push_back(Head(keys[i]));
-    statements.back().params.push_back(Digest(keys[i]));
+    statements.back().params.push_back(PgKeyHead(keys[i]));
+    statements.back().params.push_back(PgKeyDigest(keys[i]));
   }
   for (auto& s : statements) {
     s.sql = "SELECT k, v FROM ttlstore_items WHERE (h, d) IN (";
@@ -616,15 +530,16 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
 }
 
 std::unique_ptr<ItemIterator> PgStore::ScanIn(Space space, std::string lower, std::string upper,
-                                             bool reverse, const std::string* start_after) const {
+                                             bool reverse, const std::string* start_after,
+                                             size_t limit_hint) const {
   return std::make_unique<PgIterator>(*this, space, std::move(lower), std::move(upper), reverse,
-                                      start_after);
+                                      start_after, limit_hint);
 }
 
 Result<std::vector<model::TableDescriptor>> PgStore::LoadTables() const {
   std::vector<model::TableDescriptor> tables;
   auto it = ScanIn(Space::kCatalog, std::string(), std::string(1, '\xff') + std::string(8, '\xff'),
-                   false, nullptr);
+                   false, nullptr, 0);
   for (; it->Valid(); it->Next()) {
     auto t = DecodeTableDescriptor(it->value());
     if (!t) return Error::Internal("corrupt catalog entry for table " + std::string(it->key()));
@@ -668,7 +583,7 @@ uint64_t PgStore::ApproximateItemBytes(std::string_view lower, std::string_view 
   auto results = Run({{"SELECT COALESCE(SUM(octet_length(k) + octet_length(v)), 0)::bigint FROM "
                        "ttlstore_items WHERE h >= $1::bytea AND h <= $2::bytea AND k >= $3::bytea "
                        "AND k < $4::bytea",
-                       {Head(lower), Head(upper), std::string(lower), std::string(upper)}}},
+                       {PgKeyHead(lower), PgKeyHead(upper), std::string(lower), std::string(upper)}}},
                      nullptr);
   int64_t bytes = 0;
   if (!results || results->at(0).rows.empty() ||

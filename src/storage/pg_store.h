@@ -29,6 +29,8 @@ class PgStore final : public Store {
   uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const override;
 
   PgPool& pool() const { return *pool_; }
+  // A COMMIT whose connection died before its answer may have applied.
+  bool FailedCommitMayHaveApplied() const override { return true; }
 
  protected:
   std::unique_ptr<BatchSink> NewSink() const override;
@@ -36,7 +38,8 @@ class PgStore final : public Store {
   Result<std::optional<std::string>> GetIn(Space space, std::string_view key) const override;
   std::unique_ptr<ItemIterator> ScanIn(Space space, std::string lower, std::string upper,
                                        bool reverse,
-                                       const std::string* start_after) const override;
+                                       const std::string* start_after,
+                                       size_t limit_hint) const override;
   Result<TableStats> ReadStats(std::string_view key) const override;
   Status AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
                                 bool* conflict) override;

@@ -407,8 +407,9 @@ class RocksIterator final : public ItemIterator {
 }  // namespace
 
 std::unique_ptr<ItemIterator> RocksStore::ScanIn(Space space, std::string lower, std::string upper,
-                                                bool reverse,
-                                                const std::string* start_after) const {
+                                                bool reverse, const std::string* start_after,
+                                                size_t /*limit_hint: a local read either way*/)
+    const {
   auto iter = std::make_unique<RocksIterator>(std::move(lower), std::move(upper), reverse);
   rocksdb::ReadOptions ro;
   // Bounds let RocksDB skip whole files and stop at the range end without a comparison here.

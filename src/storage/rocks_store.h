@@ -33,6 +33,8 @@ class RocksStore final : public Store {
   Result<std::vector<model::TableDescriptor>> LoadTables() const override;
   Result<uint32_t> AllocateTableId() override;
   CompactionState Compactions() const override;
+  // A failed RocksDB write applied nothing.
+  bool FailedCommitMayHaveApplied() const override { return false; }
   uint64_t ApproximateItemBytes(std::string_view lower, std::string_view upper) const override;
 
   // The column family of a key space (nullptr for a family a read-only open of an older data
@@ -47,7 +49,8 @@ class RocksStore final : public Store {
   Result<std::optional<std::string>> GetIn(Space space, std::string_view key) const override;
   std::unique_ptr<ItemIterator> ScanIn(Space space, std::string lower, std::string upper,
                                        bool reverse,
-                                       const std::string* start_after) const override;
+                                       const std::string* start_after,
+                                       size_t limit_hint) const override;
   Result<TableStats> ReadStats(std::string_view key) const override;
   Status AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn,
                                 bool* conflict) override;

@@ -44,9 +44,13 @@ void Store::AnnounceExpiry(int64_t due_ms) {
 
 Status Store::Write(WriteBatch& batch) {
   batch.FlushStats();
-  RETURN_IF_ERROR(Commit(*batch.sink_));
-  // Only now, with the entries visible to new iterators (TakeEarliestCommittedExpiry).
-  if (batch.earliest_expiry_put_ != INT64_MAX) AnnounceExpiry(batch.earliest_expiry_put_);
+  Status status = Commit(*batch.sink_);
+  if (!status.ok()) {
+    batch.Resolve(FailedCommitMayHaveApplied() ? BatchOutcome::kUnknown
+                                               : BatchOutcome::kNotCommitted);
+    return status;
+  }
+  Committed(batch);
   return Status::Ok();
 }
 
@@ -69,8 +73,10 @@ Status Store::RunRmwFunction(const RmwFunction& fn, const RmwReads& reads, Write
   return Status::Ok();
 }
 
-void Store::Committed(const WriteBatch& batch) {
+void Store::Committed(WriteBatch& batch) {
+  // Only now, with the entries visible to new iterators (TakeEarliestCommittedExpiry).
   if (batch.earliest_expiry_put_ != INT64_MAX) AnnounceExpiry(batch.earliest_expiry_put_);
+  batch.Resolve(BatchOutcome::kCommitted);
 }
 
 Status Store::RetryConflicts(const std::function<Status(bool* conflict)>& attempt) const {
@@ -99,13 +105,13 @@ Result<std::optional<std::string>> Store::Get(Family family, std::string_view ke
 
 std::unique_ptr<ItemIterator> Store::ScanItems(std::string lower, std::string upper, bool reverse,
                                                const std::string* start_after) const {
-  return ScanIn(Space::kItems, std::move(lower), std::move(upper), reverse, start_after);
+  return ScanIn(Space::kItems, std::move(lower), std::move(upper), reverse, start_after, 0);
 }
 
 std::unique_ptr<ItemIterator> Store::ScanFamily(Family family, std::string lower,
                                                 std::string upper, bool reverse,
                                                 const std::string* start_after) const {
-  return ScanIn(SpaceOf(family), std::move(lower), std::move(upper), reverse, start_after);
+  return ScanIn(SpaceOf(family), std::move(lower), std::move(upper), reverse, start_after, 0);
 }
 
 Result<bool> Store::HasExpiry(int64_t due_ms, std::string_view item_key) const {
@@ -114,13 +120,14 @@ Result<bool> Store::HasExpiry(int64_t due_ms, std::string_view item_key) const {
 }
 
 std::unique_ptr<ItemIterator> Store::ScanExpiry(int64_t up_to_due_ms,
-                                                const std::string& start_after) const {
+                                                const std::string& start_after,
+                                                size_t limit_hint) const {
   std::string upper;
   PutFixed64BE(&upper, static_cast<uint64_t>(up_to_due_ms) + 1);
   // The lower bound lets the seek land past the entries already swept (in an LSM tree, past
   // their tombstones instead of stepping over every one of them: a queue's classic cost).
   return ScanIn(Space::kExpiry, start_after, std::move(upper), false,
-                start_after.empty() ? nullptr : &start_after);
+                start_after.empty() ? nullptr : &start_after, limit_hint);
 }
 
 Result<TableStats> Store::GetStats(uint32_t table_id) const {

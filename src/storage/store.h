@@ -81,6 +81,13 @@ class BatchSink;
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
 enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences };
 
+// What became of a WriteBatch (WriteBatch::OnOutcome).
+enum class BatchOutcome {
+  kCommitted,     // written, and visible to every read that starts from now on
+  kNotCommitted,  // never written: dropped unwritten, rolled back, or refused
+  kUnknown,       // the backend cannot tell (PostgreSQL: the connection died during COMMIT)
+};
+
 // One atomic write. Build it, then Store::Write it. The writes are handed as they are added to
 // the backend's BatchSink (storage/backend.h), which commits them together.
 class WriteBatch {
@@ -117,9 +124,16 @@ class WriteBatch {
   // Removes every row (and purge-index entry) stored under `rows_id`: a dropped Tablestore
   // secondary index's rows.
   void DropIndexRows(uint32_t rows_id);
+  // Calls `fn` once with what became of this batch: after its commit (kCommitted), when its
+  // write failed, or when it is destroyed unwritten (kNotCommitted: a read-modify-write attempt
+  // that is started over drops its batch), or kUnknown. Called on the writing thread; `fn` must
+  // not write. Stream sequence numbers use it to stop holding readers back at once.
+  void OnOutcome(std::function<void(BatchOutcome)> fn) { on_outcome_.push_back(std::move(fn)); }
 
  private:
   friend class Store;
+  // Tells the OnOutcome functions (once; later calls do nothing).
+  void Resolve(BatchOutcome outcome);
   // Hands the summed stats deltas to the sink. Called by Store::Write.
   void FlushStats();
 
@@ -129,6 +143,7 @@ class WriteBatch {
   // (table id << 32 | index id) -> (entries, bytes)
   std::map<uint64_t, std::pair<int64_t, int64_t>> pending_index_stats_;
   int64_t earliest_expiry_put_ = INT64_MAX;  // the earliest due time PutExpiry added
+  std::vector<std::function<void(BatchOutcome)>> on_outcome_;
 };
 
 // A key Store::ReadModifyWrite reads for update: an item key (no family) or a key of a
@@ -219,9 +234,12 @@ class Store {
   // Whether the expiry index holds the entry (due_ms, item_key).
   Result<bool> HasExpiry(int64_t due_ms, std::string_view item_key) const;
   // Expiry-index entries due at or before `due_ms`, earliest first (keys per ExpiryKey),
-  // starting just after `start_after` when it is not empty.
+  // starting just after `start_after` when it is not empty. `limit_hint` (0: none): the caller
+  // reads at most this many; they are one consistent view, entries past them may be a later
+  // one (the TTL sweeper reads a batch at a time, and re-reads the index for every batch).
   std::unique_ptr<ItemIterator> ScanExpiry(int64_t up_to_due_ms,
-                                           const std::string& start_after = "") const;
+                                           const std::string& start_after = "",
+                                           size_t limit_hint = 0) const;
 
   // Reads and scans of a feature-owned family (same contracts as GetItem and ScanItems).
   Result<std::optional<std::string>> Get(Family family, std::string_view key) const;
@@ -259,9 +277,11 @@ class Store {
   // Commits the sink's writes at once, or none.
   virtual Status Commit(BatchSink& sink) = 0;
   virtual Result<std::optional<std::string>> GetIn(Space space, std::string_view key) const = 0;
+  // `limit_hint`: the caller reads at most this many entries (0: unknown). A backend may read
+  // them in one round trip; past them the iterator may show a later view of the data.
   virtual std::unique_ptr<ItemIterator> ScanIn(Space space, std::string lower, std::string upper,
-                                               bool reverse,
-                                               const std::string* start_after) const = 0;
+                                               bool reverse, const std::string* start_after,
+                                               size_t limit_hint) const = 0;
   // The stats under `key` (a table id, or table id . index id): the sum of every addition made
   // to it (BatchSink::AddStats); zero when there is none.
   virtual Result<TableStats> ReadStats(std::string_view key) const = 0;
@@ -278,8 +298,13 @@ class Store {
   Status RunRmwFunction(const RmwFunction& fn, const RmwReads& reads, WriteBatch& batch,
                         bool* conflict);
   static BatchSink& SinkOf(WriteBatch& batch) { return *batch.sink_; }
-  // After a backend committed a batch itself: announces its expiry entries (as Write does).
-  void Committed(const WriteBatch& batch);
+  // After a backend committed a batch itself: announces its expiry entries and resolves it
+  // kCommitted (as Write does).
+  void Committed(WriteBatch& batch);
+  // A backend whose commit of `batch` failed without knowing whether it applied.
+  static void CommitOutcomeUnknown(WriteBatch& batch) { batch.Resolve(BatchOutcome::kUnknown); }
+  // Whether a failed Commit may still have applied (its outcome is then unknown).
+  virtual bool FailedCommitMayHaveApplied() const = 0;
   // The one retry loop of serialization failures and deadlocks: runs `attempt` until it
   // succeeds, fails, or has set *conflict kMaxConflictAttempts times (then kStorageUnavailable),
   // backing off a little (randomized, growing) between attempts, counting the retries.

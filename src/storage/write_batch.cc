@@ -22,7 +22,13 @@ std::string IndexStatsKey(uint32_t table_id, uint32_t index_id) {
 }  // namespace
 
 WriteBatch::WriteBatch(const Store& store) : store_(store), sink_(store.NewSink()) {}
-WriteBatch::~WriteBatch() = default;
+WriteBatch::~WriteBatch() { Resolve(BatchOutcome::kNotCommitted); }
+
+void WriteBatch::Resolve(BatchOutcome outcome) {
+  auto listeners = std::move(on_outcome_);
+  on_outcome_.clear();
+  for (auto& fn : listeners) fn(outcome);
+}
 
 void WriteBatch::PutItem(std::string_view key, std::string_view encoded_item) {
   sink_->Put(Space::kItems, key, encoded_item);

@@ -138,6 +138,7 @@ void StreamLog::AddRowRecord(storage::WriteBatch& batch, const model::TableDescr
 void StreamLog::Append(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms,
                        int64_t created_ms, const std::string& value) {
   std::string key;
+  uint64_t seq;
   size_t in_flight;
   std::optional<uint32_t> opened;  // the child shard this record opens
   {
@@ -148,12 +149,22 @@ void StreamLog::Append(storage::WriteBatch& batch, uint32_t table_id, int64_t st
       opened = open.shard_no;
     }
     if (!open.first_record_ms) open.first_record_ms = created_ms;
-    uint64_t seq = next_seq_++;
+    seq = next_seq_++;
     key = RecordKey(table_id, stream_ms, open.shard_no, seq);
     in_flight_.emplace(seq, std::make_pair(key, created_ms));
     in_flight = in_flight_.size();
   }
   batch.Put(storage::Family::kStreams, key, value);
+  // Confirmed, or given up, as soon as the batch's fate is known: readers are held back no
+  // longer than the write takes. A number whose commit has an unknown outcome stays until
+  // StableLimit's point read finds its record, or kAbandonAfterMs.
+  batch.OnOutcome([this, seq, alive = std::weak_ptr<int>(alive_)](
+                       storage::BatchOutcome outcome) {
+    // A batch may outlive its log (a test reopening the store): then there is nothing to tell.
+    if (outcome == storage::BatchOutcome::kUnknown || alive.expired()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(seq);
+  });
   // The child is durable with its first record: a crash keeps both or neither, and the number
   // is never handed out again once a reader could have seen it.
   if (opened) {

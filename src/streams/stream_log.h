@@ -9,8 +9,10 @@
 // numbers can become visible out of order (A takes 5, B takes 6, B commits first). A reader that
 // returned 6 and moved its position past it would never see 5. So allocated-but-unconfirmed
 // numbers are tracked, and readers stop below the lowest one (StableLimit): a number is
-// confirmed once its record is readable, or given up after kAbandonAfterMs (a batch that was
-// never written). Readers never block writers: the tracker's lock is held for a map update only,
+// confirmed when its batch commits, given up when the batch fails or is dropped unwritten
+// (storage::WriteBatch::OnOutcome: a read-modify-write attempt started over, a write refused
+// during a database outage), and otherwise (a commit whose outcome is unknown) confirmed once a
+// point read finds its record, or given up after kAbandonAfterMs. Readers never block writers: the tracker's lock is held for a map update only,
 // and records are read from a RocksDB iterator's snapshot.
 //
 // Each stream writes to one open shard; the first write at least the rollover period after the
@@ -26,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -122,7 +125,9 @@ class StreamLog {
   SystemClock system_clock_;
   const Clock* clock_;
   std::atomic<uint64_t> next_seq_{1};
-  std::atomic<bool> confirming_{false};  // one writer at a time shrinks the tracker
+  std::atomic<bool> confirming_{false};
+  // Expires with the log: a batch's outcome function (Append) checks it before using the log.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // one writer at a time shrinks the tracker
   std::atomic<int64_t> rollover_ms_{kDefaultRolloverMs};
   std::mutex mu_;
   // (table id, stream ms) -> its open shard, for every stream with records or a shard-state

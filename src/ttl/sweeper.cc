@@ -119,7 +119,7 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   std::vector<DueEntry> due;
   {
     // Due means now > due_ms, so the scan ends at now - 1.
-    auto it = items_.store().ScanExpiry(now_ms - 1, start);
+    auto it = items_.store().ScanExpiry(now_ms - 1, start, options_.batch_size);
     for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
       DueEntry e;
       std::string_view item_key;

@@ -153,17 +153,45 @@ TEST_F(StreamLogTest, WritersKeepTheTrackerSmallWithoutReaders) {
   EXPECT_EQ(log_->StableLimit(), kMaxInFlight + 11);
 }
 
+// A batch whose fate is never told (as one whose commit has an unknown outcome) holds readers
+// back until kAbandonAfterMs; one dropped unwritten, or whose write failed, at once.
 TEST_F(StreamLogTest, AnAbandonedBatchIsGivenUp) {
-  model::Item a1 = Item("a", "1"), b1 = Item("b", "1");
+  model::Item a1 = Item("a", "1"), b1 = Item("b", "1"), c1 = Item("c", "1");
   {
-    storage::WriteBatch never(*store_);
-    log_->AddRecord(never, table_, nullptr, &a1, false);
+    storage::WriteBatch pending(*store_);
+    log_->AddRecord(pending, table_, nullptr, &a1, false);
+    Write(nullptr, &b1);
+    EXPECT_EQ(log_->StableLimit(), 1u);
+    EXPECT_TRUE(log_->HasInFlight(table_.id, kStart, 0));
+    clock_.Advance(kAbandonAfterMs + 1);
+    EXPECT_EQ(log_->StableLimit(), 3u);
   }
-  Write(nullptr, &b1);
-  EXPECT_EQ(log_->StableLimit(), 1u);
-  clock_.Advance(kAbandonAfterMs + 1);
-  EXPECT_EQ(log_->StableLimit(), 3u);
   ASSERT_EQ(ReadAll().size(), 1u);
+  {
+    storage::WriteBatch dropped(*store_);
+    log_->AddRecord(dropped, table_, nullptr, &c1, false);
+    EXPECT_EQ(log_->StableLimit(), 3u);
+  }
+  EXPECT_EQ(log_->StableLimit(), 4u);  // no clock advance: given up when dropped
+  EXPECT_FALSE(log_->HasInFlight(table_.id, kStart, 0));
+  ASSERT_EQ(ReadAll().size(), 1u);
+}
+
+// A read-modify-write attempt that is started over (a conflict) drops its batch: the numbers
+// it drew hold nobody back, and the records of the attempt that commits are all readable.
+TEST_F(StreamLogTest, ARetriedReadModifyWriteReleasesItsNumbersAtOnce) {
+  model::Item a1 = Item("a", "1");
+  store_->InjectConflictsForTest(2);
+  ASSERT_TRUE(store_->ReadModifyWrite({{std::nullopt, "a"}},
+                                      [&](const storage::RmwReads&, storage::WriteBatch& batch) {
+                                        log_->AddRecord(batch, table_, nullptr, &a1, false);
+                                        return Status::Ok();
+                                      }).ok());
+  EXPECT_FALSE(log_->HasInFlight(table_.id, kStart, 0));
+  EXPECT_EQ(log_->StableLimit(), log_->last_allocated() + 1);
+  auto records = ReadAll();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].seq, 3u);  // the third attempt's number
 }
 
 TEST_F(StreamLogTest, ReadPagesByPositionAndLimit) {
