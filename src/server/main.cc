@@ -47,6 +47,9 @@ namespace {
 
 // Serving threads under --sync or --storage when --threads is not given (see Serve).
 constexpr int kSyncServingThreads = 32;
+// TTL sweeper batches in the database at once on PostgreSQL when --ttl-sweep-threads is not
+// given (BENCHMARKS.md, "Parallel sweep batches"); on RocksDB one, which the WAL serializes anyway.
+constexpr size_t kPgSweepThreads = 4;
 
 struct ServeFlags {
   ttlstore::server::ServerOptions server;
@@ -56,6 +59,7 @@ struct ServeFlags {
   size_t block_cache_mb = 64;
   std::string log_level = "info";
   ttlstore::ttl::SweeperOptions sweeper;
+  size_t sweep_threads = 0;  // 0: the backend's default (kPgSweepThreads or 1)
   std::string credentials_file;
   std::string policies_file;
   bool insecure = false;
@@ -142,6 +146,9 @@ int Serve(const ServeFlags& flags) {
   if (!flags.storage.empty() && flags.server.threads == 0) {
     effective.server.threads = kSyncServingThreads;
   }
+  effective.sweeper.threads = flags.sweep_threads > 0       ? flags.sweep_threads
+                              : flags.storage.empty() ? size_t{1}
+                                                      : kPgSweepThreads;
   if (credentials) {
     sigv4.emplace(*credentials);
     effective.server.sigv4 = &*sigv4;
@@ -296,7 +303,7 @@ int Serve(const ServeFlags& flags) {
   metrics.AddSource([&purge_counters, &rows] {
     return ops::RenderVersionMetrics(purge_counters, rows);
   });
-  ttl::Sweeper sweeper(flags.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
+  ttl::Sweeper sweeper(effective.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
   streams::Trimmer stream_trimmer(items.streams());
   server::HttpServer http(effective.server, services, &tablestore_services, metrics);
@@ -428,6 +435,14 @@ int main(int argc, char** argv) {
                     "Most time one TTL sweeper pass works before yielding to requests "
                     "(default: 25)")
       ->check(CLI::Range(1, 10000));
+  serve->add_option("--ttl-sweep-batch-size", flags.sweeper.batch_size,
+                    "Expired items the TTL sweeper deletes per write batch (default: 256)")
+      ->check(CLI::Range(1, 100000));
+  serve->add_option("--ttl-sweep-threads", flags.sweep_threads,
+                    "TTL sweeper batches deleted at once, each on its own thread and database "
+                    "connection, while the next are read (default: 0 = 1 on RocksDB, " +
+                        std::to_string(kPgSweepThreads) + " with --storage)")
+      ->check(CLI::Range(0, 64));
   serve->add_option("--ttl-sweep-busy-percent", flags.sweeper.busy_percent,
                     "Share of one core the TTL sweeper may take during an expiry wave while "
                     "requests are being served; an idle server lets it run flat out "

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <utility>
 
 #include "common/coding.h"
 #include "model/expiry.h"
@@ -15,10 +16,12 @@
 namespace ttlstore::ttl {
 namespace {
 
-struct DueEntry {
-  int64_t due_ms;
-  std::string item_key;
-};
+// CPU time of the calling thread, in microseconds.
+uint64_t ThreadCpuMicros() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
+}
 
 uint32_t TableIdOf(std::string_view item_key) {
   uint32_t id = 0;
@@ -44,7 +47,9 @@ Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOp
       items_(items),
       clock_(clock),
       stats_(stats),
-      load_(load) {}
+      load_(load) {
+  if (options_.threads > 1) workers_ = std::make_unique<SweepWorkers>(options_.threads);
+}
 
 Sweeper::~Sweeper() { Stop(); }
 
@@ -70,8 +75,12 @@ void Sweeper::Stop() {
 //
 // Invariant I: every committed entry with due_ms < now is, at the start of each batch, either
 //   (a) at or after where the batch starts scanning (cursor_ if set, else the watermark), or
-//   (b) announced by Store::TakeEarliestCommittedExpiry and not yet taken, or
-//   (c) taken into behind_ (then it is >= watermark_ restored at the end of the wave).
+//   (b) announced by Store::TakeEarliestCommittedExpiry, or recorded by RecordFailure (its
+//       batch's delete failed), and not yet taken, or
+//   (c) taken into behind_ (then it is >= watermark_ restored at the end of the wave), or
+//   (d) in a batch being deleted (on a worker: SweepWorkers), which either deletes or drops it
+//       or fails and records it, (b). A pass waits for its batches, so (d) is empty between
+//       passes.
 // Store::Write announces a batch's entries only after they commit, and the batch takes the
 // announcements *before* it opens its iterator, so an entry taken here is visible to the scan.
 // An entry that commits while the scan runs is either seen by it or announced after the take,
@@ -81,9 +90,16 @@ void Sweeper::Stop() {
 // the next batch goes back for it, once for all such entries, instead of rescanning the
 // tombstones of the wave for each of them. Values of 0, far in the past (D4: dropped as stale
 // under the item's lock) or in the future (not scanned until due) need nothing special:
-// ordering is by due_ms alone.
+// ordering is by due_ms alone. A recorded failure is taken like an announcement: an entry ahead
+// of the cursor (possible when a later wave went back behind it) will be scanned again anyway.
 Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   int64_t announced = items_.store().TakeEarliestCommittedExpiry();
+  {
+    // A failed batch's entries are all at or behind the cursor (it moved past them when they
+    // were read), or behind the watermark if that wave has drained since: like an announcement.
+    std::lock_guard<std::mutex> lock(failed_mu_);
+    announced = std::min(announced, std::exchange(failed_due_, INT64_MAX));
+  }
   if (announced != INT64_MAX) {
     if (cursor_.empty()) {
       watermark_ = std::min(watermark_, announced);
@@ -95,9 +111,9 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
       if (announced <= cursor_due) behind_ = std::min(behind_, announced);
     }
   }
-  // A batch that fails (a scan, read or write error: a database outage) must not move where the
-  // next one starts, or the entries it scanned would be skipped until the next wave: the state
-  // as it is now (announcements taken in) comes back unless the batch commits.
+  // A scan that fails (a database outage) must not move where the next batch starts: the state
+  // as it is now (announcements taken in) comes back unless the scan completes. A delete that
+  // fails after it is recorded instead (RecordFailure), since later batches may be read by then.
   struct Saved {
     std::string cursor;
     int64_t watermark, behind;
@@ -146,7 +162,34 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     return more;
   }
   stats_.SetLagMs(now_ms - due.front().due_ms);
+  // From here on a failure is folded in by RecordFailure, not undone: with workers, the next
+  // batches are read before this one is done.
+  committed = true;
+  if (!workers_) {
+    Status status = DeleteDue(due, now_ms);
+    if (!status.ok()) {
+      Error error = status.error();
+      RecordFailure(due.front().due_ms, std::move(status));
+      return error;
+    }
+    return more;
+  }
+  workers_->Submit([this, due = std::move(due), now_ms] {
+    uint64_t cpu_start = ThreadCpuMicros();
+    Status status = DeleteDue(due, now_ms);
+    if (!status.ok()) RecordFailure(due.front().due_ms, std::move(status));
+    worker_cpu_us_ += ThreadCpuMicros() - cpu_start;
+  });
+  return more;
+}
 
+void Sweeper::RecordFailure(int64_t first_due_ms, Status status) {
+  std::lock_guard<std::mutex> lock(failed_mu_);
+  failed_due_ = std::min(failed_due_, first_due_ms);
+  if (failed_status_.ok()) failed_status_ = std::move(status);
+}
+
+Status Sweeper::DeleteDue(const std::vector<DueEntry>& due, int64_t now_ms) {
   // One read-modify-write of every due item (storage::Store::ReadModifyWrite): a writer of one
   // of them, in this process or another, commits before the re-check or after the delete.
   std::vector<storage::RmwKey> keys;
@@ -189,43 +232,45 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     }
     return Status::Ok();
   }));
-  committed = true;
   for (const auto& [table, n] : deleted) stats_.AddDeleted(table, n);
   stats_.AddDroppedEntries(dropped);
   int64_t done_ms = clock_.NowMs();
   for (int64_t& v : lags_ms) v = done_ms - v;
   stats_.RecordDeletionLags(lags_ms);
-  return more;
+  return Status::Ok();
 }
-
-namespace {
-
-// CPU time of the calling thread, in microseconds.
-uint64_t ThreadCpuMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
-}
-
-}  // namespace
 
 Result<bool> Sweeper::RunPass() {
   auto start = std::chrono::steady_clock::now();
   uint64_t cpu_start = ThreadCpuMicros();
+  uint64_t worker_cpu_start = worker_cpu_us_.load();
   auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
   bool backlog = false;
+  Status error;
   while (true) {
-    ASSIGN_OR_RETURN(more, SweepBatch(clock_.NowMs()));
-    if (!more) break;
+    auto more = SweepBatch(clock_.NowMs());
+    if (!more) {
+      error = std::move(more).error();
+      break;
+    }
+    if (!*more) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       backlog = true;
       break;
     }
   }
+  // A pass ends with its batches done, so a pass that returns has deleted what it read.
+  if (workers_) workers_->Drain();
+  {
+    std::lock_guard<std::mutex> lock(failed_mu_);
+    Status failed = std::exchange(failed_status_, Status::Ok());
+    if (error.ok()) error = std::move(failed);
+  }
   auto busy = std::chrono::steady_clock::now() - start;
-  last_pass_cpu_us_ = ThreadCpuMicros() - cpu_start;
+  last_pass_cpu_us_ = ThreadCpuMicros() - cpu_start + (worker_cpu_us_.load() - worker_cpu_start);
   stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),
                  last_pass_cpu_us_);
+  if (!error.ok()) return std::move(error).error();
   return backlog;
 }
 

@@ -15,17 +15,22 @@
 // wave as fast as it can. Without a backlog it sleeps `interval_ms`.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/load_meter.h"
 #include "common/thread.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
+#include "ttl/sweep_workers.h"
 #include "ttl/ttl_stats.h"
 
 namespace ttlstore::ttl {
@@ -42,6 +47,10 @@ struct SweeperOptions {
   int busy_percent = 25;
   // Items deleted per WriteBatch (one WAL write and one lock acquisition round). Default: 256.
   size_t batch_size = 256;
+  // Batches deleted at once, each on its own thread (and, with a database, its own connection)
+  // while the sweeper reads the next (ttl/sweep_workers.h). 1: every batch on the sweeper's own
+  // thread, one after another. Default: 1 (main sets the backend's own default).
+  size_t threads = 1;
 };
 
 // Below this share of one core spent on requests, the server counts as idle for the sweeper.
@@ -69,9 +78,20 @@ class Sweeper {
   Result<bool> RunPass();
 
  private:
-  // Handles up to batch_size due entries; returns whether more are due (a full batch, or a wave
-  // that ended with entries written behind it).
+  struct DueEntry {
+    int64_t due_ms;
+    std::string item_key;
+  };
+
+  // Reads up to batch_size due entries and deletes them (on a worker when threads > 1); returns
+  // whether more are due (a full batch, or a wave that ended with entries written behind it).
   Result<bool> SweepBatch(int64_t now_ms);
+  // Deletes the items of `due` still due at now_ms and drops the other entries, in one
+  // read-modify-write. Safe on several threads at once.
+  Status DeleteDue(const std::vector<DueEntry>& due, int64_t now_ms);
+  // A batch whose delete failed: its entries are behind the cursor and still there, so they are
+  // folded in like entries written behind it (invariant I), and its error is kept for RunPass.
+  void RecordFailure(int64_t first_due_ms, Status status);
   void Loop();
 
   // Where the next batch starts, touched only by the thread running passes. Swept entries leave
@@ -89,12 +109,20 @@ class Sweeper {
   uint64_t last_pass_cpu_us_ = 0;
   int64_t behind_ = INT64_MAX;
 
+  // Failed batches since the last batch began: the earliest due time among them, INT64_MAX for
+  // none, and the first error since the pass began; CPU time of workers' batches, in µs.
+  std::mutex failed_mu_;
+  int64_t failed_due_ = INT64_MAX;  // GUARDED_BY(failed_mu_)
+  Status failed_status_;            // GUARDED_BY(failed_mu_)
+  std::atomic<uint64_t> worker_cpu_us_{0};
+
   const SweeperOptions options_;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
   const Clock& clock_;
   TtlStats& stats_;
   const LoadMeter* load_;
+  std::unique_ptr<SweepWorkers> workers_;  // null when threads == 1
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;  // GUARDED_BY(mu_)

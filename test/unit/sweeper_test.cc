@@ -171,6 +171,24 @@ TEST_F(SweeperTest, AWaveLargerThanOneBatchIsDeletedAcrossBatches) {
   EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
 }
 
+TEST_F(SweeperTest, AWaveIsDeletedByBatchesOnSeveralWorkersAtOnce) {
+  EnableTtl();
+  for (int i = 0; i < 1000; ++i) PutWith("k" + std::to_string(i), Seconds(kNowMs + 1000));
+  PutWith("later", Seconds(kNowMs + 100'000));
+  clock_.Advance(1001);
+  SweeperOptions options;
+  options.batch_size = 16;
+  options.budget_ms = 10'000;
+  options.threads = 4;
+  Sweeper sweeper(options, *catalog_, *ops_, clock_, stats_);
+  ASSERT_TRUE(sweeper.RunPass().ok());  // returns once its batches are done
+  EXPECT_EQ(stats_.deleted("sessions"), 1000u);
+  EXPECT_TRUE(Exists("later"));
+  EXPECT_FALSE(Exists("k0"));
+  EXPECT_FALSE(Exists("k999"));
+  EXPECT_EQ(store_->GetStats(table_.id)->item_count, 1);
+}
+
 TEST_F(SweeperTest, EntriesWhoseItemsMovedTheirTtlAreDroppedAcrossBatches) {
   EnableTtl();
   for (int i = 0; i < 1000; ++i) PutWith("k" + std::to_string(i), Seconds(kNowMs + 1000));
