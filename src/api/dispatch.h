@@ -11,6 +11,7 @@
 #include "ops/item_ops.h"
 #include "ops/multi_item_ops.h"
 #include "ops/table_ops.h"
+#include "vector/knn_plan.h"
 
 namespace ttlstore::backup {
 class Backups;
@@ -21,6 +22,9 @@ class PitrRestores;
 namespace ttlstore::ttl {
 class ExpiryBackfiller;
 }  // namespace ttlstore::ttl
+namespace ttlstore::ops {
+class VectorGraphs;
+}  // namespace ttlstore::ops
 
 namespace ttlstore::api {
 
@@ -45,6 +49,10 @@ struct Services {
   backup::PitrRestores* pitr = nullptr;
   // Runs UpdateTimeToLive's backfills of the expiry index (null: run them inline).
   ttl::ExpiryBackfiller* ttl_backfiller = nullptr;
+  // The HNSW graphs SearchVectors ranks large vector indexes with (null: always exactly), and
+  // the index size up to which it ranks exactly anyway (--knn-exact-up-to).
+  ops::VectorGraphs* vector_graphs = nullptr;
+  size_t knn_exact_up_to = vector::kDefaultExactUpTo;
 };
 
 struct ApiResponse {

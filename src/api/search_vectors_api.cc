@@ -6,19 +6,15 @@
 // (vector::VectorIndex, as search/vector_graphs.h keeps for Tablestore) would plug in: it
 // would answer the candidate labels, and the entries would be read back by key.
 #include <algorithm>
-#include <cmath>
-#include <queue>
 
 #include "api/expression_params.h"
 #include "api/handlers.h"
 #include "api/item_common.h"
 #include "api/search_condition.h"
+#include "api/search_vectors_rank.h"
 #include "expr/projection.h"
 #include "index/index_key.h"
 #include "index/vector_value.h"
-#include "model/expiry.h"
-#include "storage/item_codec.h"
-#include "storage/key_codec.h"
 #include "vector/distance.h"
 
 namespace ttlstore::api {
@@ -27,15 +23,6 @@ namespace {
 // TopK's range (Troubleshooting vector indexes: "TopK was outside 1 to 100").
 constexpr int64_t kMinTopK = 1;
 constexpr int64_t kMaxTopK = 100;
-
-struct Candidate {
-  double distance = 0;
-  std::string entry_key;  // ties: the entry order
-  model::Item item;
-  bool operator<(const Candidate& o) const {
-    return distance != o.distance ? distance < o.distance : entry_key < o.entry_key;
-  }
-};
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -139,72 +126,33 @@ Result<std::string> SearchVectors(const Services& s, const rapidjson::Value& req
     }
   }
 
-  std::string lower = condition.hash
-                          ? index::IndexPartitionPrefix(table.id, ix->id, *condition.hash)
-                          : index::IndexPrefix(table.id, ix->id);
-  std::string upper = storage::PrefixSuccessor(lower);
   const vector::Metric metric = index::EngineMetric(vs.metric);
   const size_t k = static_cast<size_t>(*top_k);
-  const bool hiding = model::HidesExpired(table);
-  const int64_t now_ms = s.clock.NowMs();
-  std::priority_queue<Candidate> best;  // the k nearest so far, farthest on top
-  auto it = s.items.store().ScanFamily(storage::Family::kIndexes, lower, upper, false, nullptr);
-  for (; it->Valid(); it->Next()) {
-    auto entry = storage::DecodeItem(it->value());
-    if (!entry) return Error::Internal("corrupt index entry");
-    bool match = true;
-    for (const auto& [name, value] : condition.filters) {
-      auto a = entry->find(name);
-      if (a == entry->end() || !(a->second == value)) {
-        match = false;
-        break;
-      }
-    }
-    if (!match) continue;
-    auto v = index::ItemVector(*ix, *entry);
-    if (!v) continue;
-    double d = vector::Distance(metric, query->data(), v->data(), vs.dimensions);
-    if (best.size() == k && !(Candidate{d, std::string(it->key()), {}} < best.top())) continue;
-    if (hiding) {
-      // An expired item hidden from reads (docs/compatibility.md, the hide-expired tag) leaves
-      // answers at once; a projection without the TTL attribute reads it from the item.
-      bool expired = entry->count(table.ttl_attribute)
-                         ? model::IsHiddenExpired(table, *entry, now_ms)
-                         : false;
-      if (!entry->count(table.ttl_attribute)) {
-        model::Item key = index::EntryKeyAttributes(table, *ix, *entry);
-        auto pk = key.find(table.key.hash.name);
-        auto sk = table.key.range ? key.find(table.key.range->name) : key.end();
-        if (pk != key.end()) {
-          std::string item_key = storage::ItemKey(
-              table.id, pk->second, sk != key.end() ? &sk->second : nullptr);
-          ASSIGN_OR_RETURN(raw, s.items.store().GetItem(item_key));
-          if (raw) {
-            auto item = storage::DecodeItem(*raw);
-            if (item) expired = model::IsHiddenExpired(table, *item, now_ms);
-          }
-        }
-      }
-      if (expired) continue;
-    }
-    best.push(Candidate{d, std::string(it->key()), std::move(*entry)});
-    if (best.size() > k) best.pop();
+  VectorRanker ranker(s, table, *ix, condition, std::move(*query), k);
+  std::optional<std::vector<VectorCandidate>> ranked;
+  // Large indexes by their graph when it is built (search_vectors_rank.h); a HASH partition of
+  // at most --knn-exact-up-to entries exactly (vector::PlanKnn decides).
+  std::shared_ptr<const ops::IndexGraph> graph =
+      s.vector_graphs ? s.vector_graphs->Find(table, *ix) : nullptr;
+  if (graph && graph->graph().size() > s.knn_exact_up_to) {
+    // The graph's count of the HASH partition (as of its last update) plans the search.
+    size_t matches = condition.hash ? graph->CountPrefix(ranker.lower(), SIZE_MAX)
+                                    : graph->graph().size();
+    ASSIGN_OR_RETURN(by_graph, ranker.ByGraph(*graph, matches, s.knn_exact_up_to));
+    ranked = std::move(by_graph);
+    if (ranked) s.vector_graphs->CountGraphSearch();
   }
-  RETURN_IF_ERROR(it->status());
-  std::vector<Candidate> ranked;
-  ranked.reserve(best.size());
-  while (!best.empty()) {
-    ranked.push_back(std::move(const_cast<Candidate&>(best.top())));
-    best.pop();
+  if (!ranked) {
+    ASSIGN_OR_RETURN(exact, ranker.Exact());
+    ranked = std::move(exact);
   }
-  std::reverse(ranked.begin(), ranked.end());
 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
   w.Key("SearchResults");
   w.StartArray();
-  for (const Candidate& cand : ranked) {
+  for (const VectorCandidate& cand : *ranked) {
     w.StartObject();
     w.Key("Item");
     WriteProjected(w, cand.item, projection);

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "index/index_key.h"
+#include "index/vector_entry_hook.h"
 #include "index/vector_value.h"
 #include "model/item_size.h"
 #include "storage/item_codec.h"
@@ -54,6 +55,7 @@ EntryChange ChangeOf(const std::optional<Entry>& before, const std::optional<Ent
 void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
                      const std::string& item_key, const model::Item* old_item,
                      const model::Item* new_item) {
+  std::vector<VectorEntryTouch> vector_touches;  // for the vector graphs (vector_entry_hook.h)
   for (const model::SecondaryIndex& index : table.indexes) {
     std::optional<Entry> before = EntryOf(table, index, item_key, old_item);
     std::optional<Entry> after = EntryOf(table, index, item_key, new_item);
@@ -72,7 +74,12 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
     }
     batch.AddIndexStats(table.id, index.id, (after ? 1 : 0) - (before ? 1 : 0),
                         (after ? after->size : 0) - (before ? before->size : 0));
+    if (index.IsVector()) {
+      if (change.remove) vector_touches.push_back({table.id, index.id, before->key});
+      if (change.put) vector_touches.push_back({table.id, index.id, after->key});
+    }
   }
+  NoteVectorEntries(batch, std::move(vector_touches));
 }
 
 std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,

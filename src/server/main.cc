@@ -34,6 +34,7 @@
 #include "vector/knn_plan.h"
 #include "ops/row_purger.h"
 #include "ops/table_ops.h"
+#include "ops/vector_graphs.h"
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "storage/store.h"
@@ -248,6 +249,11 @@ int Serve(const ServeFlags& flags) {
   services.imports = &imports;
   services.exports = &exports;
   services.pitr = &pitr_restores;
+  // SearchVectors' graphs of large vector indexes, built on first search (ops/vector_graphs.h).
+  ops::VectorGraphs vector_graphs(**store, catalog);
+  vector_graphs.Start();
+  services.vector_graphs = &vector_graphs;
+  services.knn_exact_up_to = flags.knn_exact_up_to;
   // Keeps every PITR change log to its window; a tenth of the window between passes, 1-60 s.
   backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
                                    std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000));
@@ -266,6 +272,7 @@ int Serve(const ServeFlags& flags) {
   server::Metrics metrics;
   ttl::TtlStats ttl_stats;
   metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
+  metrics.AddSource([&vector_graphs] { return vector_graphs.RenderMetrics(); });
   metrics.AddSource([&search_engine] { return search_engine.MetricsText(); });
   metrics.AddSource([&items] {
     return "# HELP ttlstore_ttl_millisecond_like_values_total Writes whose TTL value looks like "
@@ -333,6 +340,7 @@ int Serve(const ServeFlags& flags) {
   ts_index_backfill.Stop();
   purge_scheduler.Stop();
   sweeper.Stop();
+  vector_graphs.Stop();
   stream_trimmer.Stop();
   pitr_trimmer.Stop();
   index_builder.Stop();
@@ -493,8 +501,9 @@ int main(int argc, char** argv) {
                     "shard lineage)")
       ->check(CLI::Range(int64_t{0}, int64_t{86400 * 365}));
   serve->add_option("--knn-exact-up-to", flags.knn_exact_up_to,
-                    "KNN queries whose filter leaves at most this many documents are ranked "
-                    "exactly; larger ones go through the vector field's HNSW graph")
+                    "KNN queries (Tablestore) and SearchVectors whose filter or index leaves at "
+                    "most this many documents are ranked exactly; larger ones go through the "
+                    "field's or index's HNSW graph")
       ->capture_default_str();
   serve->add_option("--pitr-window-hours", flags.pitr_window_hours,
                     "Most history point-in-time recovery keeps for any table, in hours; a "
