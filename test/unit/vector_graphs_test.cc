@@ -1,123 +1,226 @@
-// ops::VectorGraphs: a vector index's graph is built on the first Find, then follows the entries
-// that committed batches write and delete (index/vector_entry_hook.h); IndexGraph keeps labels
-// and entry keys in step and counts a partition's keys.
-#include "ops/vector_graphs.h"
-
+// The graph layer of KNN: PlanKnn / WidenEf (vector/knn_plan.h), Reconcile (vector/reconcile.h),
+// GraphRegistry (vector/graph_registry.h) and IndexGraphs (search/vector_graphs.h) over a
+// Xapian database in a temporary folder: load (rebuild and checkpoint), changes after commits,
+// changes during a load, corrupt checkpoints.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <thread>
 
-#include "ops/table_ops.h"
-#include "ops_test_util.h"
+#include <xapian.h>
 
-namespace ttlstore::ops {
+#include "search/vector_graphs.h"
+#include "vector/graph_registry.h"
+#include "vector/knn_plan.h"
+#include "vector/reconcile.h"
+
+namespace ttlstore {
 namespace {
 
-constexpr uint32_t kDim = 4;
+using vector::KnnPlan;
+using vector::Metric;
+using vector::VectorIndex;
 
-class VectorGraphsTest : public OpsTest {
+std::vector<float> Random(size_t dim, std::mt19937& rng) {
+  std::normal_distribution<float> g(0, 1);
+  std::vector<float> v(dim);
+  for (auto& x : v) x = g(rng);
+  return v;
+}
+
+TEST(KnnPlan, ExactWithoutGraphOrForSmallSets) {
+  EXPECT_TRUE(vector::PlanKnn(1'000'000, 0, 10, 1000).exact);     // no graph
+  EXPECT_TRUE(vector::PlanKnn(1000, 1'000'000, 10, 1000).exact);  // at the switch point
+  EXPECT_TRUE(vector::PlanKnn(5000, 5000, 10, 0).exact || vector::PlanKnn(5000, 5000, 10, 0).ef < 5000);
+  EXPECT_TRUE(vector::PlanKnn(10, 100, 10, 0).exact);  // ef would cover the whole graph
+}
+
+TEST(KnnPlan, EfGrowsAsTheFilterNarrows) {
+  KnnPlan all = vector::PlanKnn(1'000'000, 1'000'000, 10, 1000);
+  ASSERT_FALSE(all.exact);
+  EXPECT_EQ(all.ef, vector::kEfBase);
+  KnnPlan tenth = vector::PlanKnn(100'000, 1'000'000, 10, 1000);
+  ASSERT_FALSE(tenth.exact);
+  EXPECT_EQ(tenth.ef, vector::kEfBase * 10);
+  // A large k widens the list: at least 2k.
+  KnnPlan big = vector::PlanKnn(1'000'000, 1'000'000, 500, 1000);
+  EXPECT_EQ(big.ef, 1000u);
+  // More matches than vectors (documents not yet in the graph): an unfiltered search.
+  EXPECT_EQ(vector::PlanKnn(2'000'000, 1'000'000, 10, 1000).ef, vector::kEfBase);
+  // Too selective for the widest list: exact.
+  EXPECT_TRUE(vector::PlanKnn(10'000, 1'000'000, 10, 1000).exact);
+}
+
+TEST(KnnPlan, WidenEfStopsAtTheCapAndTheGraph) {
+  EXPECT_EQ(vector::WidenEf(256, 1'000'000), 1024u);
+  EXPECT_EQ(vector::WidenEf(vector::kEfMax / 2, 1'000'000), 0u);
+  EXPECT_EQ(vector::WidenEf(256, 1000), 0u);
+}
+
+TEST(Reconcile, MakesTheGraphHoldExactlyTheTruth) {
+  std::mt19937 rng(7);
+  const size_t dim = 8;
+  VectorIndex g(dim, Metric::kEuclidean);
+  std::map<uint64_t, std::vector<float>> truth;
+  for (uint64_t l = 1; l <= 50; ++l) {
+    truth[l] = Random(dim, rng);
+    g.Upsert(l, truth[l].data());
+  }
+  // The graph drifts: a changed vector, a missing label, an extra label.
+  truth[3] = Random(dim, rng);
+  truth[60] = Random(dim, rng);
+  auto extra = Random(dim, rng);
+  g.Upsert(99, extra.data());
+  vector::VectorSource src = [&](const std::function<void(uint64_t, const float*)>& fn) {
+    for (const auto& [l, v] : truth) fn(l, v.data());
+  };
+  auto dry = vector::Reconcile(g, src, false);
+  EXPECT_EQ(dry.kept, 49u);
+  EXPECT_EQ(dry.upserted, 2u);
+  EXPECT_EQ(dry.removed, 1u);
+  EXPECT_TRUE(g.Contains(99));  // a dry run changes nothing
+  auto applied = vector::Reconcile(g, src, true);
+  EXPECT_EQ(applied.upserted, 2u);
+  EXPECT_FALSE(g.Contains(99));
+  EXPECT_TRUE(g.Matches(3, truth[3].data()));
+  EXPECT_TRUE(g.Contains(60));
+  auto again = vector::Reconcile(g, src, false);
+  EXPECT_EQ(again.kept, truth.size());
+  EXPECT_EQ(again.upserted + again.removed, 0u);
+}
+
+TEST(GraphRegistry, PublishFindDrop) {
+  vector::GraphRegistry r;
+  auto g = std::make_shared<VectorIndex>(4, Metric::kCosine);
+  r.Publish("ts/1/2", g);
+  r.Publish("ts/1/3", g);
+  r.Publish("ts/10/2", g);
+  r.Publish("ddb/5/idx", g);
+  EXPECT_EQ(r.Find("ts/1/2"), g);
+  EXPECT_EQ(r.Find("ts/1/9"), nullptr);
+  r.DropPrefix("ts/1/");
+  EXPECT_EQ(r.Find("ts/1/2"), nullptr);
+  EXPECT_EQ(r.Find("ts/10/2"), g);  // not under "ts/1/"
+  r.Drop("ddb/5/idx");
+  EXPECT_EQ(r.Ids(), std::vector<std::string>{"ts/10/2"});
+}
+
+class IndexGraphsTest : public ::testing::Test {
  protected:
+  static constexpr size_t kDim = 16;
+  static constexpr unsigned kSlot = 5;
+
   void SetUp() override {
-    OpsTest::SetUp();
-    catalog_ = std::make_unique<TableCatalog>(*store_, clock_);
-    model::TableDescriptor spec;
-    spec.name = "docs";
-    spec.key.hash = {"pk", model::ValueType::kS};
-    spec.attribute_definitions = {spec.key.hash};
-    model::SecondaryIndex ix;
-    ix.name = "emb";
-    ix.id = 1;
-    ix.vector = model::VectorIndexSettings{"v", kDim, model::VectorMetric::kEuclidean};
-    spec.indexes.push_back(ix);
-    auto created = catalog_->Create(spec);
-    ASSERT_TRUE(created.ok()) << created.error().message();
-    table_ = *catalog_->Find("docs");
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("vector_graphs_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    std::filesystem::remove_all(dir_);
+    db_ = std::make_unique<Xapian::WritableDatabase>(dir_, Xapian::DB_CREATE_OR_OPEN);
   }
   void TearDown() override {
-    graphs_.reset();
-    catalog_.reset();
-    OpsTest::TearDown();
+    db_.reset();
+    std::filesystem::remove_all(dir_);
   }
-  model::Item Doc(const std::string& pk, float x) {
-    std::vector<model::AttributeValue> v;
-    for (uint32_t i = 0; i < kDim; ++i) v.push_back(N(std::to_string(i == 0 ? x : 0.0f)));
-    return {{"pk", S(pk)}, {"v", model::AttributeValue::OfList(std::move(v))}};
+  std::vector<search::VectorField> Fields() const {
+    return {search::VectorField{kSlot, kDim, Metric::kEuclidean}};
   }
-  // Polls Find until the graph exists and `pred` holds of it.
-  std::shared_ptr<const IndexGraph> WaitFor(const std::function<bool(const IndexGraph&)>& pred) {
-    for (int i = 0; i < 500; ++i) {
-      auto g = graphs_->Find(table_, table_.indexes[0]);
-      if (g && pred(*g)) return g;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Xapian::docid Put(const std::string& key, const std::vector<float>& v) {
+    Xapian::Document d;
+    d.add_boolean_term("Q" + key);
+    d.add_value(kSlot, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+    return db_->replace_document("Q" + key, d);
+  }
+  void WaitReady(search::IndexGraphs& g) {
+    for (int i = 0; i < 2000 && !g.ready(); ++i) {
+      g.Poll(*db_);
+      if (!g.ready()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    return nullptr;
+    ASSERT_TRUE(g.ready());
   }
 
-  FakeClock clock_{1795305600000};
-  std::unique_ptr<TableCatalog> catalog_;
-  std::unique_ptr<VectorGraphs> graphs_;
+  std::string dir_;
+  std::unique_ptr<Xapian::WritableDatabase> db_;
+  vector::GraphRegistry registry_;
+  std::mt19937 rng_{11};
 };
 
-TEST_F(VectorGraphsTest, BuiltOnFirstFindThenFollowsCommittedWrites) {
-  for (int i = 0; i < 50; ++i) Put(Doc("d" + std::to_string(i), static_cast<float>(i)));
-  graphs_ = std::make_unique<VectorGraphs>(*store_, *catalog_);
-  graphs_->Start();
-  EXPECT_EQ(graphs_->Find(table_, table_.indexes[0]), nullptr);  // asks for the build
-  auto g = WaitFor([](const IndexGraph& g) { return g.graph().size() == 50; });
-  ASSERT_NE(g, nullptr);
-  float q[kDim] = {20.2f, 0, 0, 0};
-  auto nearest = g->graph().Search(q, 1);
-  ASSERT_EQ(nearest.size(), 1u);
-  auto key = g->KeyOf(nearest[0].label);
-  ASSERT_TRUE(key.has_value());
-
-  // A new item, a moved vector, a delete: the graph follows each.
-  Put(Doc("new", 1000));
-  ASSERT_TRUE(ops_->Put(table_, Doc("d20", -500), nullptr).ok());
-  ASSERT_TRUE(ops_->Delete(table_, {{"pk", S("d21")}}, nullptr).ok());
-  g = WaitFor([&](const IndexGraph& g) {
-    float far[kDim] = {1000, 0, 0, 0};
-    auto n = g.graph().Search(far, 1);
-    return g.graph().size() == 50 && !n.empty() && n[0].distance == 0;
-  });
-  ASSERT_NE(g, nullptr);
-  float old_spot[kDim] = {20.6f, 0, 0, 0};
-  auto near_old = g->graph().Search(old_spot, 2);
-  ASSERT_EQ(near_old.size(), 2u);
-  for (const auto& n : near_old) EXPECT_GT(n.distance, 0.1f);  // d20 moved away, d21 is gone
-  EXPECT_EQ(g->CountPrefix("", SIZE_MAX), 50u);
+TEST_F(IndexGraphsTest, RebuildsFollowsCommitsAndReloadsItsCheckpoint) {
+  std::map<Xapian::docid, std::vector<float>> truth;
+  for (int i = 0; i < 300; ++i) {
+    auto v = Random(kDim, rng_);
+    truth[Put("k" + std::to_string(i), v)] = v;
+  }
+  db_->commit();
+  {
+    search::IndexGraphs g(7, dir_, Fields(), registry_);
+    EXPECT_EQ(g.Graph(kSlot), nullptr);
+    g.StartLoad();
+    // A commit while the load runs: replayed when it is published.
+    auto v = Random(kDim, rng_);
+    Xapian::docid id = Put("k0", v);
+    truth[id] = v;
+    db_->delete_document("Qk1");
+    Xapian::docid gone = 2;
+    truth.erase(gone);
+    db_->commit();
+    g.Changed(*db_, {id, gone});
+    WaitReady(g);
+    auto graph = g.Graph(kSlot);
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(registry_.Find(search::IndexGraphs::RegistryId(7, kSlot)), graph);
+    EXPECT_EQ(graph->size(), truth.size());
+    for (const auto& [d, vec] : truth) EXPECT_TRUE(graph->Matches(d, vec.data())) << d;
+    EXPECT_FALSE(graph->Contains(gone));
+    // After the load: changes applied at once.
+    auto w = Random(kDim, rng_);
+    Xapian::docid added = Put("new", w);
+    truth[added] = w;
+    db_->commit();
+    g.Changed(*db_, {added});
+    EXPECT_TRUE(graph->Matches(added, w.data()));
+    g.Checkpoint(0, true);
+    EXPECT_TRUE(std::filesystem::exists(search::CheckpointPath(dir_, kSlot)));
+  }
+  EXPECT_EQ(registry_.Find(search::IndexGraphs::RegistryId(7, kSlot)), nullptr);
+  // Changes after the checkpoint, with no graph running (a kill -9 after the commit).
+  db_->delete_document("Qk5");
+  truth.erase(6);
+  auto u = Random(kDim, rng_);
+  truth[Put("k7", u)] = u;
+  db_->commit();
+  search::IndexGraphs g(7, dir_, Fields(), registry_);
+  g.StartLoad();
+  WaitReady(g);
+  auto graph = g.Graph(kSlot);
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(graph->size(), truth.size());
+  for (const auto& [d, vec] : truth) EXPECT_TRUE(graph->Matches(d, vec.data())) << d;
 }
 
-TEST_F(VectorGraphsTest, NoListenerCallAfterTheGraphsAreGone) {
-  graphs_ = std::make_unique<VectorGraphs>(*store_, *catalog_);
-  graphs_->Start();
-  EXPECT_EQ(graphs_->Find(table_, table_.indexes[0]), nullptr);
-  ASSERT_NE(WaitFor([](const IndexGraph& g) { return g.graph().size() == 0; }), nullptr);
-  graphs_.reset();
-  Put(Doc("after", 1));  // would call into a destroyed object if the hook kept it
-  SUCCEED();
-}
-
-TEST(IndexGraphTest, LabelsFollowKeysAndPrefixesCount) {
-  IndexGraph g(2, vector::Metric::kEuclidean);
-  float a[2] = {1, 0}, b[2] = {0, 1};
-  g.Upsert("p1/x", a);
-  g.Upsert("p1/y", b);
-  g.Upsert("p2/x", a);
-  EXPECT_EQ(g.CountPrefix("p1/", SIZE_MAX), 2u);
-  EXPECT_EQ(g.CountPrefix("p1/", 1), 1u);
-  EXPECT_EQ(g.CountPrefix("p3/", SIZE_MAX), 0u);
-  auto n = g.graph().Search(b, 1);
-  ASSERT_EQ(n.size(), 1u);
-  EXPECT_EQ(g.KeyOf(n[0].label), "p1/y");
-  g.Upsert("p1/y", a);  // the same key keeps its label
-  EXPECT_EQ(g.KeyOf(n[0].label), "p1/y");
-  g.Remove("p1/y");
-  EXPECT_EQ(g.KeyOf(n[0].label), std::nullopt);
-  EXPECT_EQ(g.graph().size(), 2u);
-  EXPECT_EQ(g.CountPrefix("p1/", SIZE_MAX), 1u);
+TEST_F(IndexGraphsTest, CorruptCheckpointIsRebuilt) {
+  std::map<Xapian::docid, std::vector<float>> truth;
+  for (int i = 0; i < 50; ++i) {
+    auto v = Random(kDim, rng_);
+    truth[Put("k" + std::to_string(i), v)] = v;
+  }
+  db_->commit();
+  {
+    std::ofstream f(search::CheckpointPath(dir_, kSlot), std::ios::binary);
+    f << "not a graph at all, just some bytes";
+  }
+  search::IndexGraphs g(3, dir_, Fields(), registry_);
+  g.StartLoad();
+  WaitReady(g);
+  auto graph = g.Graph(kSlot);
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(graph->size(), truth.size());
+  for (const auto& [d, vec] : truth) EXPECT_TRUE(graph->Matches(d, vec.data()));
 }
 
 }  // namespace
-}  // namespace ttlstore::ops
+}  // namespace ttlstore
