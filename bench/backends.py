@@ -77,6 +77,9 @@ def parse_args():
     ap.add_argument("--pg-threads", type=int, default=32,
                     help="ttlstore --threads on PostgreSQL (32: a serving thread waits for each "
                          "round trip to the database, as under --sync; 0: ttlstore's default)")
+    ap.add_argument("--serve-arg", action="append", default=[],
+                    help="an extra `ttlstore serve` argument (repeatable), e.g. "
+                         "--serve-arg=--ttl-sweep-threads=4")
     ap.add_argument("--settle", type=float, help="idle seconds after the bulk load (full 5)")
     ap.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
                     help="ttlstore and PostgreSQL on CPU 0, the clients on CPU 1 (needs 2 CPUs)")
@@ -169,6 +172,7 @@ class Ttlstore:
         threads = a.pg_threads if pg else a.threads
         if threads:
             cmd += ["--threads", str(threads)]
+        cmd += a.serve_arg
         self.log_path = f"{tmp}/{backend}.log"
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,

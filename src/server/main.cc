@@ -49,7 +49,7 @@ namespace {
 // Serving threads under --sync or --storage when --threads is not given (see Serve).
 constexpr int kSyncServingThreads = 32;
 // TTL sweeper batches in the database at once on PostgreSQL when --ttl-sweep-threads is not
-// given (BENCHMARKS.md, "Parallel sweep batches"); on RocksDB one, which the WAL serializes anyway.
+// given (BENCHMARKS.md, "Parallel sweep batches"); on RocksDB one (one WAL serializes writes).
 constexpr size_t kPgSweepThreads = 4;
 
 struct ServeFlags {
