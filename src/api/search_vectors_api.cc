@@ -1,10 +1,9 @@
 // SearchVectors: the k items of a vector index nearest to a search vector (API reference,
 // SearchVectors; docs/vector-indexes.md gives every rule's source). Request checks in the
 // service's order (shape, TopK, table, index, index state, vector, condition, projection),
-// then an exact ranking: one pass over the index's entries (or one HASH partition of them)
-// keeping the k nearest in a heap. This brute force is where an approximate graph
-// (vector::VectorIndex, as search/vector_graphs.h keeps for Tablestore) would plug in: it
-// would answer the candidate labels, and the entries would be read back by key.
+// then the ranking (api/search_vectors_rank.h): exact for an index or HASH partition of at most
+// --knn-exact-up-to entries, else by the index's HNSW graph (ops/vector_graphs.h), whose
+// candidates are read back and re-checked.
 #include <algorithm>
 
 #include "api/expression_params.h"
