@@ -112,6 +112,10 @@ struct ScoreFunction {
   enum class Decay : uint8_t { kGauss, kExp, kLinear };
   Decay decay_kind = Decay::kGauss;
   bool decay_date = false;  // DecayFuncDateParam (a Date field), else numeric (Long, Double)
+  // DecayFuncGeoParam (a GeoPoint field): the value is the row's point's great-circle distance
+  // in meters from (geo_lat, geo_lon); origin is then 0, scale and offset in meters.
+  bool decay_geo = false;
+  double geo_lat = 0, geo_lon = 0;
   double origin = 0, scale = 1, offset = 0, decay = 0.5;
 };
 

@@ -2,7 +2,8 @@
 // with GeoPoint fields (plain and array), "lat,lon" values (values that are not points leave the
 // field absent, the row searchable by its other fields), GeoDistanceQuery, GeoBoundingBoxQuery
 // (also across the antimeridian), GeoPolygonQuery, GeoDistanceSort (order, mode, paging by
-// next_token), GroupByGeoDistance and GroupByGeoGrid (geohash cells), each checked against a brute-force computation over the same rows in this test:
+// next_token), GroupByGeoDistance, GroupByGeoGrid (geohash cells) and a DecayFunction on a
+// GeoPoint field, each checked against a brute-force computation over the same rows in this test:
 // haversine distances on the points as the index keeps them (docs/search-engine.md, "Geo points":
 // the service's 32-bit grid). Rows within a meter (or 1e-7 degree) of a region's edge are left out
 // of the comparison: which side they fall on is the grid's rounding, not the rule under test.
@@ -388,6 +389,44 @@ describe('search: GeoPoint fields, geo queries and GeoDistanceSort', () => {
       distance('g', '0,180', 300000));
     const anti = [...points].filter(([id]) => id >= N).map(([, p]) => geohash(p, 1).hash);
     assert.equal(near.reduce((a, x) => a + Number(x.rowCount), 0), anti.length);
+  });
+
+  it('a DecayFunction on a GeoPoint field scores by distance from its origin (meters)', async () => {
+    const MF = TableStore.MathFunction;
+    const origin = [30, 120];
+    const scale = 20000, offset = 2000, decay = 0.5;
+    // Elasticsearch's decay curves over d = max(0, distance - offset), worth `decay` at `scale`.
+    const curve = {
+      [MF.GAUSS]: (d) => Math.exp((d * d * Math.log(decay)) / (scale * scale)),
+      [MF.EXP]: (d) => Math.exp((d * Math.log(decay)) / scale),
+      [MF.LINEAR]: (d) => Math.max(0, (scale / (1 - decay) - d) / (scale / (1 - decay))),
+    };
+    for (const mathFunction of [MF.GAUSS, MF.EXP, MF.LINEAR]) {
+      const q = { queryType: QT.FUNCTIONS_SCORE_QUERY, query: {
+        query: distance('g', '30,120', 60000),
+        functions: [{ decayFunction: { fieldName: 'g', mathFunction, decay,
+          decayParamType: TableStore.DecayFuncParamType.DF_GEO_PARAM,
+          decayParam: { origin: origin.join(','), scale, offset } } }],
+        combineMode: TableStore.FSMCombineMode.FCM_REPLACE,
+      } };
+      const r = await search(client, t, ix, q, { limit: 100, sort: [{ scoreSort: { order: DESC } }] });
+      assert.ok(r.rows.length > 20, 'rows near the origin');
+      r.rows.forEach((row, i) => {
+        const id = Number(row.primaryKey[0].value);
+        const d = Math.max(0, haversine(origin, points.get(id)) - offset);
+        const want = curve[mathFunction](d);
+        const got = r.searchHits[i].score ?? 0;  // a score of 0 is left out on the wire
+        assert.ok(Math.abs(got - want) <= 1e-4 * Math.max(want, 1e-3), `row ${id}: ${got} vs ${want}`);
+      });
+      const scores = r.searchHits.map((h) => h.score ?? 0);
+      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    }
+    const bad = (decayParam, fieldName = 'g') => search(client, t, ix, { queryType: QT.FUNCTIONS_SCORE_QUERY, query: { query: Q.all(),
+      functions: [{ decayFunction: { fieldName, decayParamType: TableStore.DecayFuncParamType.DF_GEO_PARAM, decayParam } }] } });
+    await expectOtsError(bad({ origin: '95,0', scale: 10 }), ...BAD, 'origin:95,0 is not a geo point');
+    await expectOtsError(bad({ origin: '0,0', scale: 0 }), ...BAD, 'scale');
+    await expectOtsError(bad({ origin: '0,0', scale: 5 }, 'k'), ...BAD, 'DecayFuncGeoParam is only supported on GEO_POINT fields');
+    await expectOtsError(bad({ origin: '0,0', scale: 5 }, 'ga'), ...BAD, 'is an array');
   });
 
   it('refuses bad geo group-bys with OTSParameterInvalid', async () => {
