@@ -185,15 +185,22 @@ void VectorGraphs::Refresh(IndexGraph& graph, const model::SecondaryIndex& index
 }
 
 void VectorGraphs::DropGone() {
+  // The catalog is read without mu_ held: a writer may hold catalog state while its batch's
+  // outcome calls Touched, which takes mu_.
+  std::vector<IndexId> ids;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, graph] : graphs_) ids.push_back(id);
+  }
+  std::vector<IndexId> gone;
+  for (const IndexId& id : ids) {
+    TablePtr table = catalog_.FindById(id.first);
+    if (!table || !VectorIndexById(*table, id.second)) gone.push_back(id);
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = graphs_.begin(); it != graphs_.end();) {
-    TablePtr table = catalog_.FindById(it->first.first);
-    if (table && VectorIndexById(*table, it->first.second)) {
-      ++it;
-    } else {
-      wanted_.erase(it->first);
-      it = graphs_.erase(it);
-    }
+  for (const IndexId& id : gone) {
+    graphs_.erase(id);
+    wanted_.erase(id);
   }
 }
 

@@ -1,7 +1,7 @@
 // The evaluation of aggregations and group-bys over a set of matching documents, shared by
 // agg_metrics.cc (avg, max, min, sum, count, distinct_count, percentiles, top_rows),
 // agg_group_by.cc (field, range, filter; group sorting and sub-levels), agg_histogram.cc
-// (histogram, date histogram) and agg_composite.cc. Not for other layers: search/agg_exec.h
+// (histogram, date histogram), agg_composite.cc and agg_geo.cc (geo distance, geo grid). Not for other layers: search/agg_exec.h
 // runs it. REQUIRES everywhere: ValidateAggregations(index, request) was ok.
 //
 // Every aggregation is exact and reads values through FieldSource (agg_columns.h): a group-by
@@ -53,6 +53,10 @@ class Evaluator {
   Result<GroupByResult> ByHistogram(const GroupBy& g, const DocList& docs);
   Result<GroupByResult> ByDateHistogram(const GroupBy& g, const DocList& docs);
   Result<GroupByResult> ByComposite(const GroupBy& g, const DocList& docs);
+  Result<GroupByResult> ByGeoDistance(const GroupBy& g, const DocList& docs);
+  Result<GroupByResult> ByGeoGrid(const GroupBy& g, const DocList& docs);
+  // The points of GeoPoint field `name` in every match (by MatchSet index), loaded once.
+  Result<const std::vector<std::vector<GeoPoint>>*> Points(const std::string& name);
 
   // Orders `buckets` by g.sort (`default_sort` when none was given), then by key ascending;
   // drops those under min_doc_count (1 unless given); keeps the first `size` (0: all).
@@ -69,6 +73,7 @@ class Evaluator {
   FieldSource& source_;
   int64_t groups_ = 0;
   std::map<const Query*, std::vector<bool>> members_;
+  std::map<std::string, std::vector<std::vector<GeoPoint>>> points_;
 };
 
 // How a group-by of a field (field, histogram, date histogram; a composite's sources) turns a

@@ -58,8 +58,10 @@ Result<GroupByResult> Evaluator::Group(const GroupBy& g, const DocList& docs) {
     case GroupByKind::kHistogram: return ByHistogram(g, docs);
     case GroupByKind::kDateHistogram: return ByDateHistogram(g, docs);
     case GroupByKind::kComposite: return ByComposite(g, docs);
-    default: return Error::Validation("This group-by is not supported by ttlstore.");
+    case GroupByKind::kGeoDistance: return ByGeoDistance(g, docs);
+    case GroupByKind::kGeoGrid: return ByGeoGrid(g, docs);
   }
+  return Error::Validation("GroupBy type must be set to a known type.");
 }
 
 bool Evaluator::NeedsDocs(const GroupBy& g) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/cell.h"
+#include "search/geo.h"
 #include "search/query.h"
 
 namespace ttlstore::search {
@@ -33,10 +34,10 @@ enum class GroupByKind : uint8_t {
   kField = 1,
   kRange = 2,
   kFilter = 3,
-  kGeoDistance = 4,  // refused (GeoPoint fields)
+  kGeoDistance = 4,  // GeoPoint fields
   kHistogram = 5,
   kDateHistogram = 6,
-  kGeoGrid = 7,      // refused (GeoPoint fields)
+  kGeoGrid = 7,      // GeoPoint fields
   kComposite = 8,
 };
 
@@ -86,11 +87,13 @@ struct GroupBy {
   std::string name;
   GroupByKind kind = GroupByKind::kField;
   std::string field;                         // every kind but kFilter and kComposite
-  int32_t size = 10;                         // kField (1..2000), kComposite (1..2000)
+  int32_t size = 10;                         // kField, kComposite, kGeoGrid (1..2000)
   std::vector<GroupSorter> sort;             // kField, kHistogram, kDateHistogram; sources: key
   bool sort_given = false;
   std::optional<int64_t> min_doc_count;      // kField, kHistogram, kDateHistogram
-  std::vector<GroupRange> ranges;            // kRange
+  std::vector<GroupRange> ranges;            // kRange, kGeoDistance (meters)
+  std::optional<GeoPoint> origin;            // kGeoDistance
+  int32_t precision = 0;                     // kGeoGrid: the geohash length, 1..12
   std::vector<Query> filters;                // kFilter
   // kHistogram: interval, offset and missing as typed values; kDateHistogram: missing.
   std::optional<model::CellValue> interval, offset, missing;
@@ -129,8 +132,10 @@ struct AggResult {
 struct GroupByResult;
 
 struct GroupItem {
-  std::string key;                                   // kField
-  double from = 0, to = 0;                           // kRange
+  std::string key;                                   // kField; kGeoGrid the geohash
+  double from = 0, to = 0;                           // kRange, kGeoDistance
+  // kGeoGrid: the cell (top-left and bottom-right corners).
+  double top_lat = 0, left_lon = 0, bottom_lat = 0, right_lon = 0;
   model::CellValue histogram_key;                    // kHistogram
   int64_t timestamp_ms = 0;                          // kDateHistogram
   std::vector<std::optional<std::string>> keys;      // kComposite (nullopt: no value)

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "search/agg_dates.h"
+#include "search/geohash.h"
 #include "search/query_builder.h"
 
 namespace ttlstore::search {
@@ -81,6 +82,8 @@ std::vector<T> AllowedTypes(GroupByKind k) {
     case GroupByKind::kRange: return {T::kLong, T::kDouble, T::kDate};
     case GroupByKind::kHistogram: return {T::kLong, T::kDouble};
     case GroupByKind::kDateHistogram: return {T::kDate};
+    case GroupByKind::kGeoDistance:
+    case GroupByKind::kGeoGrid: return {T::kGeoPoint};
     default: return {};
   }
 }
@@ -303,11 +306,38 @@ class Checker {
   Status Group(const GroupBy& g, int depth, bool source = false) {
     std::string what = GroupWhat(g.kind);
     switch (g.kind) {
-      case GroupByKind::kGeoDistance:
-      case GroupByKind::kGeoGrid:
-        return Bad(what, std::string(g.kind == GroupByKind::kGeoGrid ? "GroupByGeoGrid"
-                                                                     : "GroupByGeoDistance") +
-                             " is not supported by ttlstore yet.");
+      case GroupByKind::kGeoDistance: {
+        ASSIGN_OR_RETURN(f, TypedField(index_, what, g.field, AllowedTypes(g.kind)));
+        (void)f;
+        if (!g.origin) return Bad(what, "origin must be set");
+        if (!(g.origin->lat >= -90 && g.origin->lat <= 90 && g.origin->lon >= -180 &&
+              g.origin->lon <= 180)) {
+          return Bad(what, "origin is not a valid point: latitude must be in [-90, 90] and "
+                           "longitude in [-180, 180]");
+        }
+        if (g.ranges.empty()) return Bad(what, "ranges must not be empty");
+        if (g.ranges.size() > kMaxGroupByRanges) {
+          return Bad(what, "the number of ranges exceeds the limit: " +
+                               std::to_string(kMaxGroupByRanges));
+        }
+        for (const auto& r : g.ranges) {
+          if (std::isnan(r.from) || std::isnan(r.to)) return Bad(what, "a range bound is NaN");
+        }
+        break;
+      }
+      case GroupByKind::kGeoGrid: {
+        ASSIGN_OR_RETURN(f, TypedField(index_, what, g.field, AllowedTypes(g.kind)));
+        (void)f;
+        if (g.precision < 1 || g.precision > kMaxGeoHashLength) {
+          return Bad(what, "precision must be set to a GeoHashPrecision (1 to " +
+                               std::to_string(kMaxGeoHashLength) + ")");
+        }
+        if (g.size < 1 || g.size > kMaxGroupSize) {
+          return Bad(what, "size must be in [1, " + std::to_string(kMaxGroupSize) +
+                               "], but was " + std::to_string(g.size));
+        }
+        break;
+      }
       case GroupByKind::kField: {
         ASSIGN_OR_RETURN(f, TypedField(index_, what, g.field, AllowedTypes(g.kind)));
         (void)f;

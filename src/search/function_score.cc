@@ -10,6 +10,8 @@
 #include <random>
 
 #include "search/bool_query.h"
+#include "search/geo.h"
+#include "search/geo_field.h"
 #include "search/query_builder.h"
 #include "search/terms.h"
 
@@ -188,7 +190,14 @@ class Scorer : public Xapian::MatchSpy {
       const ScoreFunction& f = q_.functions[i];
       bool match = !filters_[i] || filters_[i]->Has(d);
       std::optional<double> v;
-      if (match && slots_[i] >= 0) {
+      if (match && slots_[i] >= 0 && f.decay_geo) {
+        // The distance of the row's point (geo_field.h; one: arrays are refused) from origin.
+        std::vector<GeoCode> points =
+            DecodeGeoSlot(doc.get_value(kSlotFieldBase + unsigned(slots_[i])));
+        if (!points.empty()) {
+          v = ArcDistance(GeoPoint{f.geo_lat, f.geo_lon}, DecodeGeo(points.front()));
+        }
+      } else if (match && slots_[i] >= 0) {
         v = SlotNumber(types_[i], doc.get_value(kSlotFieldBase + unsigned(slots_[i])));
       }
       double random = 0;
@@ -254,6 +263,9 @@ Status ValidateFunctionScore(const model::SearchIndexMeta& index, const Query& q
         if (f.decay_date) {
           RETURN_IF_ERROR(CheckField(index, f.field, "DecayFunction with DecayFuncDateParam",
                                      {SearchFieldType::kDate}, "DATE"));
+        } else if (f.decay_geo) {
+          RETURN_IF_ERROR(CheckField(index, f.field, "DecayFunction with DecayFuncGeoParam",
+                                     {SearchFieldType::kGeoPoint}, "GEO_POINT"));
         } else {
           RETURN_IF_ERROR(CheckField(index, f.field, "DecayFunction with DecayFuncNumericParam",
                                      {SearchFieldType::kLong, SearchFieldType::kDouble},

@@ -8,6 +8,7 @@
 
 #include "search/analyzer.h"
 #include "search/document.h"
+#include "search/field_ref.h"
 #include "search/query_builder.h"
 #include "search/terms.h"
 #include "versions/row_key.h"
@@ -57,6 +58,13 @@ bool WildMatch(std::string_view p, std::string_view s) {
   return pi == p.size();
 }
 
+// A top-level field, or a sub-field of a Nested field by full path ("n.nt").
+const model::SearchField* FieldByPath(const model::SearchIndexMeta& index, const std::string& name) {
+  if (const model::SearchField* f = index.FindField(name)) return f;
+  auto ref = ResolveField(index, name);
+  return ref ? ref->field : nullptr;
+}
+
 // The query's positive clauses on the highlighted fields.
 void Collect(const model::SearchIndexMeta& index, const Query& q,
              const std::vector<std::string>& names, std::vector<FieldMatchers>* out) {
@@ -73,7 +81,7 @@ void Collect(const model::SearchIndexMeta& index, const Query& q,
   }
   auto at = std::find(names.begin(), names.end(), q.field);
   if (at == names.end()) return;
-  const model::SearchField* f = index.FindField(q.field);
+  const model::SearchField* f = FieldByPath(index, q.field);
   if (!f || f->type != model::SearchFieldType::kText) return;
   FieldMatchers& m = (*out)[size_t(at - names.begin())];
   switch (q.kind) {
@@ -331,7 +339,8 @@ struct Highlighter::Impl {
   std::vector<FieldMatchers> matchers;            // of spec.fields
 };
 
-Status ValidateHighlight(const model::SearchIndexMeta& index, const HighlightSpec& spec) {
+Status ValidateHighlight(const model::SearchIndexMeta& index, const HighlightSpec& spec,
+                         std::string_view nested_path) {
   if (spec.fields.size() > kMaxHighlightFields) {
     return Error::Validation("A highlight names at most " + std::to_string(kMaxHighlightFields) +
                              " fields, but names " + std::to_string(spec.fields.size()));
@@ -344,11 +353,24 @@ Status ValidateHighlight(const model::SearchIndexMeta& index, const HighlightSpe
         return Error::Validation("Duplicated highlight field: " + f.name);
       }
     }
-    const model::SearchField* sf = index.FindField(f.name);
-    if (!sf && f.name.find('.') != std::string::npos) {
-      return Error::Validation("highlighting is not supported for field[" + f.name +
-                               "]: fields of Nested documents (InnerHits highlight) are not "
-                               "supported by ttlstore");
+    const model::SearchField* sf = nullptr;
+    if (nested_path.empty()) {
+      sf = index.FindField(f.name);
+      if (!sf && f.name.find('.') != std::string::npos) {
+        return Error::Validation("highlighting is not supported for field[" + f.name +
+                                 "]: a field of Nested documents is highlighted through the "
+                                 "InnerHits of a NestedQuery on its path");
+      }
+    } else {
+      // A direct sub-field of the NestedQuery's path (Chosen: deeper ones through the InnerHits
+      // of the NestedQuery on their own path).
+      auto ref = ResolveField(index, f.name);
+      if (ref && ref->scope != nested_path) {
+        return Error::Validation("highlighting is not supported for field[" + f.name +
+                                 "]: the InnerHits of the NestedQuery on path " +
+                                 std::string(nested_path) + " highlight its own sub-fields");
+      }
+      sf = ref ? ref->field : nullptr;
     }
     // The service's text (the Python SDK's full_text_search_test, run against it).
     if (!sf || sf->type != model::SearchFieldType::kText || !sf->enable_highlighting) {
@@ -382,7 +404,7 @@ Highlighter::Highlighter(const model::SearchIndexMeta& index, const Query& query
   std::vector<std::string> names;
   for (const auto& f : impl_->spec.fields) {
     names.push_back(f.name);
-    impl_->fields.push_back(index.FindField(f.name));
+    impl_->fields.push_back(FieldByPath(index, f.name));
   }
   impl_->matchers.resize(names.size());
   Collect(index, query, names, &impl_->matchers);

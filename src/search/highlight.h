@@ -41,8 +41,11 @@ inline constexpr size_t kMaxTagBytes = 256;
 
 // Ok, or kValidation with the message, for `spec` against `index`: each field once, a Text
 // field with enable_highlighting (else the service's "highlighting is not supported for
-// field[f]"), the bounds above, tags of the service's characters.
-Status ValidateHighlight(const model::SearchIndexMeta& index, const HighlightSpec& spec);
+// field[f]"), the bounds above, tags of the service's characters. Top-level fields for a
+// Search's highlight; with `nested_path` (an InnerHits highlight of the NestedQuery on that
+// path), sub-fields of that Nested field named by full path ("n.nt").
+Status ValidateHighlight(const model::SearchIndexMeta& index, const HighlightSpec& spec,
+                         std::string_view nested_path = {});
 
 struct HighlightedField {
   std::string field;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "search/document.h"
 #include "search/field_ref.h"
+#include "search/highlight.h"
 #include "search/nested_eval.h"
 #include "search/terms.h"
 
@@ -82,10 +84,12 @@ class Collector {
     group.path = q.field;
     size_t from = std::min<size_t>(matches.size(), size_t(q.inner_hits->offset));
     size_t to = std::min<size_t>(matches.size(), from + size_t(q.inner_hits->limit));
+    const Highlighter* highlighter = HighlighterOf(q);
     for (size_t k = from; k < to; ++k) {
       InnerHit hit;
       hit.offset = matches[k].first->offset;
       hit.score = matches[k].second;
+      if (highlighter) Highlight(*q.inner_hits->highlight, *highlighter, *matches[k].first, &hit);
       Walk(q.sub[0], &tester.path(), matches[k].first, &hit.inner);
       group.hits.push_back(std::move(hit));
     }
@@ -93,6 +97,36 @@ class Collector {
   }
 
  private:
+  // The highlighter of a NestedQuery whose InnerHits highlight (its own query marks the words).
+  const Highlighter* HighlighterOf(const Query& q) {
+    if (!q.inner_hits->highlight) return nullptr;
+    auto it = highlighters_.find(&q);
+    if (it == highlighters_.end()) {
+      it = highlighters_
+               .emplace(&q, std::make_unique<Highlighter>(index_, q.sub[0], *q.inner_hits->highlight))
+               .first;
+    }
+    return it->second.get();
+  }
+
+  // The fragments of each highlighted sub-field (a direct sub-field of the query's path:
+  // ValidateHighlight) of sub-document `d`.
+  void Highlight(const HighlightSpec& spec, const Highlighter& h, const NestedDoc& d,
+                 InnerHit* hit) {
+    for (size_t i = 0; i < spec.fields.size(); ++i) {
+      auto ref = ResolveField(index_, spec.fields[i].name);
+      if (!ref) continue;
+      size_t j = ref->steps.back();
+      if (j >= d.fields.size()) continue;
+      std::vector<std::string> values;
+      for (const auto& v : d.fields[j].values) {
+        if (v.type == model::CellType::kString) values.push_back(v.bytes);
+      }
+      std::vector<std::string> fragments = h.Fragments(i, values);
+      if (!fragments.empty()) hit->highlights.push_back({spec.fields[i].name, std::move(fragments)});
+    }
+  }
+
   const std::vector<NestedDoc>* Top(size_t field) {
     auto it = top_.find(field);
     if (it == top_.end()) {
@@ -107,6 +141,7 @@ class Collector {
   const model::SearchIndexMeta& index_;
   const Xapian::Document& doc_;
   std::map<size_t, std::vector<NestedDoc>> top_;
+  std::map<const Query*, std::unique_ptr<Highlighter>> highlighters_;
 };
 
 }  // namespace

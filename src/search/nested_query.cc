@@ -1,5 +1,6 @@
 #include "search/nested_query.h"
 
+#include "search/highlight.h"
 #include "search/match_all.h"
 #include "search/nested_eval.h"
 #include "search/slot_source.h"
@@ -42,6 +43,7 @@ Status CheckInnerHits(const model::SearchIndexMeta& index, const Query& q) {
                                "enable_sort_and_agg is not enabled");
     }
   }
+  if (h.highlight) RETURN_IF_ERROR(ValidateHighlight(index, *h.highlight, q.field));
   return Status::Ok();
 }
 

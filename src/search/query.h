@@ -18,6 +18,22 @@ namespace ttlstore::search {
 
 struct AggRequest;  // search/agg_types.h
 struct AggOutput;
+
+// Search's highlighting (the protocol's Highlight): for each named Text field, fragments of the
+// row's value with the words the query matched between `pre_tag` and `post_tag`.
+struct HighlightSpec {
+  struct Field {
+    std::string name;
+    int32_t number_of_fragments = 5;  // 0: the whole value, as one fragment
+    int32_t fragment_size = 100;      // characters, approximately (cut at word boundaries)
+    std::string pre_tag = "<em>";
+    std::string post_tag = "</em>";
+    bool order_by_score = false;      // HighlightFragmentOrder SCORE, else TEXT_SEQUENCE
+  };
+  std::vector<Field> fields;
+  bool html = false;  // HighlightEncoder HTML_MODE: the text (not the tags) HTML-escaped
+};
+
 // InnerHits of a NestedQuery: which of a hit's matching sub-documents it returns, in what order.
 struct InnerSortKey {
   enum class Kind : uint8_t { kDoc, kScore, kField };
@@ -29,6 +45,9 @@ struct InnerHits {
   std::vector<InnerSortKey> sort;  // empty: DocSort ascending (the sub-documents' order)
   int32_t offset = 0;
   int32_t limit = 3;  // the service's default
+  // Fragments of each returned sub-document's Text sub-fields (named by full path, "n.nt")
+  // holding the words the NestedQuery's query matched.
+  std::optional<HighlightSpec> highlight;
 };
 struct ScoreFunction;
 
@@ -112,23 +131,13 @@ struct ScoreFunction {
   enum class Decay : uint8_t { kGauss, kExp, kLinear };
   Decay decay_kind = Decay::kGauss;
   bool decay_date = false;  // DecayFuncDateParam (a Date field), else numeric (Long, Double)
+  // DecayFuncGeoParam (a GeoPoint field): the value is the row's point's great-circle distance
+  // in meters from (geo_lat, geo_lon); origin is then 0, scale and offset in meters.
+  bool decay_geo = false;
+  double geo_lat = 0, geo_lon = 0;
   double origin = 0, scale = 1, offset = 0, decay = 0.5;
 };
 
-// Search's highlighting (the protocol's Highlight): for each named Text field, fragments of the
-// row's value with the words the query matched between `pre_tag` and `post_tag`.
-struct HighlightSpec {
-  struct Field {
-    std::string name;
-    int32_t number_of_fragments = 5;  // 0: the whole value, as one fragment
-    int32_t fragment_size = 100;      // characters, approximately (cut at word boundaries)
-    std::string pre_tag = "<em>";
-    std::string post_tag = "</em>";
-    bool order_by_score = false;      // HighlightFragmentOrder SCORE, else TEXT_SEQUENCE
-  };
-  std::vector<Field> fields;
-  bool html = false;  // HighlightEncoder HTML_MODE: the text (not the tags) HTML-escaped
-};
 
 struct SortKey {
   model::SearchSortKey key;                      // kField, kPrimaryKey or kScore
@@ -187,9 +196,14 @@ struct InnerHitGroup {
   std::string path;
   std::vector<InnerHit> hits;
 };
+struct InnerHighlight {
+  std::string field;  // full path
+  std::vector<std::string> fragments;
+};
 struct InnerHit {
   int32_t offset = 0;  // the sub-document's position in its JSON array
   double score = 0;
+  std::vector<InnerHighlight> highlights;  // InnerHits.highlight: fields with a fragment
   std::vector<InnerHitGroup> inner;  // of NestedQuery with InnerHits inside this one
 };
 

@@ -54,6 +54,18 @@ constexpr WireField kByFilter[] = {
     {3, false, &kGroupBysShape, CountRule::kNone},
 };
 constexpr WireShape kByFilterShape{kByFilter};
+constexpr WireField kByGeoDistance[] = {
+    {2, false, &kLeaf, CountRule::kNone},
+    {3, true, &kLeaf, CountRule::kNone},
+    {4, false, &kAggregationsShape, CountRule::kNone},
+    {5, false, &kGroupBysShape, CountRule::kNone},
+};
+constexpr WireShape kByGeoDistanceShape{kByGeoDistance};
+constexpr WireField kByGeoGrid[] = {
+    {4, false, &kAggregationsShape, CountRule::kNone},
+    {5, false, &kGroupBysShape, CountRule::kNone},
+};
+constexpr WireShape kByGeoGridShape{kByGeoGrid};
 constexpr WireField kByHistogram[] = {
     {5, false, &kGroupSortShape, CountRule::kNone},
     {6, false, &kLeaf, CountRule::kNone},
@@ -287,11 +299,41 @@ class AggDecoder {
                              f.sub_group_bys(), depth, &g));
         break;
       }
-      case GroupByKind::kGeoDistance:
-      case GroupByKind::kGeoGrid:
-        // Refused by name by ValidateAggregations (GeoPoint group-bys belong to the geo part);
-        // the body is not parsed.
+      case GroupByKind::kGeoDistance: {
+        pb::GroupByGeoDistance r;
+        RETURN_IF_ERROR(Parse(body, kByGeoDistanceShape, &r));
+        g.field = r.field_name();
+        if (r.has_origin()) {
+          // Absent coordinates are 0, as the SDKs' GeoPoint defaults them.
+          g.origin = search::GeoPoint{r.origin().lat(), r.origin().lon()};
+        }
+        if (size_t(r.ranges_size()) > search::kMaxGroupByRanges) {
+          return Error::Validation(
+              "[groupby_geo_distance] the number of ranges exceeds the limit: " +
+              std::to_string(search::kMaxGroupByRanges));
+        }
+        for (const auto& x : r.ranges()) {
+          search::GroupRange one;
+          one.from = x.has_from() ? x.from() : -std::numeric_limits<double>::infinity();
+          one.to = x.has_to() ? x.to() : std::numeric_limits<double>::infinity();
+          g.ranges.push_back(one);
+        }
+        RETURN_IF_ERROR(Subs(r.has_sub_aggs(), r.sub_aggs(), r.has_sub_group_bys(),
+                             r.sub_group_bys(), depth, &g));
         break;
+      }
+      case GroupByKind::kGeoGrid: {
+        pb::GroupByGeoGrid r;
+        RETURN_IF_ERROR(Parse(body, kByGeoGridShape, &r));
+        g.field = r.field_name();
+        g.precision = r.has_precision() ? int32_t(r.precision()) : 0;
+        if (r.has_size()) {
+          g.size = r.size() < 0 || r.size() > std::numeric_limits<int32_t>::max() ? -1 : int32_t(r.size());
+        }
+        RETURN_IF_ERROR(Subs(r.has_sub_aggs(), r.sub_aggs(), r.has_sub_group_bys(),
+                             r.sub_group_bys(), depth, &g));
+        break;
+      }
       case GroupByKind::kHistogram: {
         pb::GroupByHistogram h;
         RETURN_IF_ERROR(Parse(body, kByHistogramShape, &h));

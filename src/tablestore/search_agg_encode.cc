@@ -168,9 +168,32 @@ Result<std::string> GroupBody(const search::GroupByResult& g, const TopRowBytes&
       if (!g.next_token.empty()) r.set_next_token(g.next_token);
       return r.SerializeAsString();
     }
-    case GroupByKind::kGeoDistance:
-    case GroupByKind::kGeoGrid:
-      break;  // refused before they run
+    case GroupByKind::kGeoDistance: {
+      pb::GroupByGeoDistanceResult r;
+      for (const auto& item : g.items) {
+        auto* pi = r.add_group_by_geo_distance_result_items();
+        pi->set_from(item.from);
+        pi->set_to(item.to);
+        pi->set_row_count(item.row_count);
+        RETURN_IF_ERROR(FillSubs(item, rows, pi));
+      }
+      return r.SerializeAsString();
+    }
+    case GroupByKind::kGeoGrid: {
+      pb::GroupByGeoGridResult r;
+      for (const auto& item : g.items) {
+        auto* pi = r.add_group_by_geo_grid_result_items();
+        pi->set_key(item.key);
+        auto* grid = pi->mutable_geo_grid();
+        grid->mutable_top_left()->set_lat(item.top_lat);
+        grid->mutable_top_left()->set_lon(item.left_lon);
+        grid->mutable_bottom_right()->set_lat(item.bottom_lat);
+        grid->mutable_bottom_right()->set_lon(item.right_lon);
+        pi->set_row_count(item.row_count);
+        RETURN_IF_ERROR(FillSubs(item, rows, pi));
+      }
+      return r.SerializeAsString();
+    }
   }
   return Error::Internal("group-by result of a refused type");
 }

@@ -4,6 +4,7 @@
 // queries").
 #include "tablestore/search_function_decode.h"
 
+#include "search/geo.h"
 #include "tablestore/ots_error.h"
 #include "tablestore/search_shapes.h"
 
@@ -112,9 +113,25 @@ Status DecodeDecay(const pb::DecayFunction& d, ScoreFunction* out) {
       }
       return Status::Ok();
     }
-    case pb::DF_GEO_PARAM:
-      return Invalid("DecayFunction on GeoPoint fields (DecayFuncGeoParam) is not supported by "
-                     "ttlstore.");
+    case pb::DF_GEO_PARAM: {
+      pb::DecayFuncGeoParam p;
+      RETURN_IF_ERROR(Parse(d.param(), &p));
+      if (!p.has_origin() || !p.has_scale()) {
+        return Invalid("[decay_function] DecayFuncGeoParam needs origin and scale");
+      }
+      // "lat,lon", as every geo point the protocol carries (GeoDistanceQuery's center_point).
+      std::optional<search::GeoPoint> origin = search::ParseGeoPoint(p.origin());
+      if (!origin) {
+        return Invalid("[decay_function] origin:" + p.origin() + " is not a geo point");
+      }
+      out->decay_geo = true;
+      out->geo_lat = origin->lat;
+      out->geo_lon = origin->lon;
+      out->origin = 0;
+      out->scale = p.scale();
+      out->offset = p.has_offset() ? p.offset() : 0;
+      return Status::Ok();
+    }
   }
   return Invalid("Invalid decay param_type.");
 }

@@ -20,8 +20,7 @@ using SubQueryDecoder = std::function<Result<search::Query>(const otssearchpb::Q
 Result<search::Query> DecodeFunctionScoreQuery(std::string_view body, const SubQueryDecoder& sub);
 
 // FunctionsScoreQuery: functions with filters and weights, score and combine modes, min_score
-// and max_score. Decay functions on GeoPoint fields and date origins given as strings are
-// refused (ttlstore has no GeoPoint fields and parses no date strings).
+// and max_score. Date origins given as strings are refused (ttlstore parses no date strings).
 Result<search::Query> DecodeFunctionsScoreQuery(std::string_view body,
                                                 const SubQueryDecoder& sub);
 

@@ -156,6 +156,14 @@ void FillInnerHits(const std::vector<search::InnerHitGroup>& groups, pb::SearchH
       auto* hit = inner->add_search_hits();
       hit->set_score(h.score);
       hit->set_nested_doc_offset(h.offset);
+      if (!h.highlights.empty()) {
+        auto* result = hit->mutable_highlight_result();
+        for (const auto& f : h.highlights) {
+          auto* field = result->add_highlight_fields();
+          field->set_field_name(f.field);
+          for (const auto& fragment : f.fragments) field->add_field_fragments(fragment);
+        }
+      }
       FillInnerHits(h.inner, hit);
     }
   }

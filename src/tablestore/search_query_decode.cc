@@ -301,10 +301,11 @@ class Decoder {
         out.sub.push_back(std::move(inner));
         if (m.has_inner_hits()) {
           const auto& h = m.inner_hits();
-          if (h.has_highlight()) {
-            return Error::Validation("Highlight is not supported by ttlstore.");
-          }
           search::InnerHits hits;
+          if (h.has_highlight()) {
+            ASSIGN_OR_RETURN(highlight, DecodeHighlight(h.highlight()));
+            hits.highlight = std::move(highlight);
+          }
           if (h.has_offset()) hits.offset = h.offset();
           if (h.has_limit()) hits.limit = h.limit();
           if (h.has_sort()) {

@@ -99,7 +99,10 @@ constexpr WireField kConstScore[] = {{1, false, &kQueryShape, CountRule::kNone}}
 constexpr WireShape kConstScoreShape{kConstScore};
 constexpr WireField kGeoPolygon[] = {{2, true, nullptr, CountRule::kNone}};
 constexpr WireShape kGeoPolygonShape{kGeoPolygon};
-constexpr WireField kInnerHits[] = {{1, false, &kSortShape, CountRule::kNone}};
+constexpr WireField kInnerHits[] = {
+    {1, false, &kSortShape, CountRule::kNone},
+    {4, false, &kHighlightShape, CountRule::kNone},
+};
 constexpr WireShape kInnerHitsShape{kInnerHits};
 constexpr WireField kNested[] = {
     {2, false, &kQueryShape, CountRule::kNone},

@@ -564,11 +564,12 @@ describe('Search aggregations and group-bys against a brute force', () => {
     // index's folder is removed by the search thread's next pass, which a stop can precede.
     await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_SUM, { fieldName: 'k' })] }),
       400, 'OTSParameterInvalid', '[sum agg] field_name:k type:keyword is invalid, allow [long, double]');
+    // Geo group-bys need a GeoPoint field (search_geo.test.mjs runs them).
     await expectOtsError(run(Q.all(), { groupBys: [{ name: 'g', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'l', precision: 5 } }] }),
-      400, 'OTSParameterInvalid', 'GroupByGeoGrid is not supported by ttlstore');
+      400, 'OTSParameterInvalid', '[groupby_geo_grid] field_name:l type:long is invalid, allow [geo_point]');
     await expectOtsError(run(Q.all(), { groupBys: [{ name: 'g', type: GT.GROUP_BY_GEO_DISTANCE,
       body: { fieldName: 'l', origin: { lat: 1, lon: 2 }, ranges: [{ from: 0, to: 10 }] } }] }),
-      400, 'OTSParameterInvalid', 'GroupByGeoDistance is not supported by ttlstore');
+      400, 'OTSParameterInvalid', '[groupby_geo_distance] field_name:l type:long is invalid, allow [geo_point]');
     const six = [...Array(6).keys()].map((i) => agg(`a${i}`, AT.AGG_COUNT, { fieldName: 'l' }));
     await expectOtsError(run(Q.all(), { aggs: six }), 400, 'OTSParameterInvalid', 'exceeds the limit: 5');
     await expectOtsError(run(Q.all(), { aggs: [agg('a', AT.AGG_COUNT, { fieldName: 'l' }), agg('a', AT.AGG_SUM, { fieldName: 'l' })] }),

@@ -259,9 +259,10 @@ describe('collapse and function scores', () => {
     });
 
     it('refusals name what is not served', async () => {
+      // A geo decay needs a GeoPoint field (search_geo.test.mjs scores by one).
       const geo = { queryType: QT.FUNCTIONS_SCORE_QUERY, query: { query: Q.all(), functions: [{ decayFunction: {
         fieldName: 'd', decayParamType: TableStore.DecayFuncParamType.DF_GEO_PARAM, decayParam: { origin: '0,0', scale: 1 } } }] } };
-      await expectOtsError(run(geo), 400, 'OTSParameterInvalid', 'DecayFuncGeoParam');
+      await expectOtsError(run(geo), 400, 'OTSParameterInvalid', 'DecayFunction with DecayFuncGeoParam is only supported on GEO_POINT fields');
       await expectOtsError(run(fsq({ functions: [{ fieldValueFactorFunction: { fieldName: 'cat' } }] })),
         400, 'OTSParameterInvalid', 'FieldValueFactor');
       // enableSortAndAgg left out is on (see the collapse refusals above).

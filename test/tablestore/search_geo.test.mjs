@@ -1,8 +1,9 @@
 // GeoPoint fields in a search index (issue 32) through the official Node SDK: CreateSearchIndex
 // with GeoPoint fields (plain and array), "lat,lon" values (values that are not points leave the
 // field absent, the row searchable by its other fields), GeoDistanceQuery, GeoBoundingBoxQuery
-// (also across the antimeridian), GeoPolygonQuery and GeoDistanceSort (order, mode, paging by
-// next_token), each checked against a brute-force computation over the same rows in this test:
+// (also across the antimeridian), GeoPolygonQuery, GeoDistanceSort (order, mode, paging by
+// next_token), GroupByGeoDistance, GroupByGeoGrid (geohash cells) and a DecayFunction on a
+// GeoPoint field, each checked against a brute-force computation over the same rows in this test:
 // haversine distances on the points as the index keeps them (docs/search-engine.md, "Geo points":
 // the service's 32-bit grid). Rows within a meter (or 1e-7 degree) of a region's edge are left out
 // of the comparison: which side they fall on is the grid's rounding, not the rule under test.
@@ -299,6 +300,145 @@ describe('search: GeoPoint fields, geo queries and GeoDistanceSort', () => {
     const arcD = (id) => haversine([30, 120], points.get(id));
     assert.deepEqual(sorted(plane), sorted(await searchIds(client, t, ix, distance('g', '30,120', 50000))));
     for (let i = 1; i < plane.length; i++) assert.ok(arcD(plane[i - 1]) <= arcD(plane[i]) + 50);
+  });
+
+  // The standard geohash (bits alternate longitude, latitude; five per base-32 digit), written
+  // here from its definition, and the cell a hash names.
+  const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz';
+  const geohash = ([lat, lon], len) => {
+    const r = { lat: [-90, 90], lon: [-180, 180] };
+    let out = '', v = 0, bits = 0, even = true;
+    while (out.length < len) {
+      const [axis, x] = even ? ['lon', lon] : ['lat', lat];
+      const mid = (r[axis][0] + r[axis][1]) / 2;
+      v <<= 1;
+      if (x >= mid) { v |= 1; r[axis][0] = mid; } else { r[axis][1] = mid; }
+      even = !even;
+      if (++bits === 5) { out += BASE32[v]; v = 0; bits = 0; }
+    }
+    return { hash: out, top: r.lat[1], left: r.lon[0], bottom: r.lat[0], right: r.lon[1] };
+  };
+  const groupBy = async (g, query = Q.all()) => {
+    const r = await client.search({ tableName: t, indexName: ix, searchQuery: { query, limit: 0, groupBys: { groupBys: [g] } },
+      columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE } });
+    return r.groupBys.groupByResults[0].groupByResult.items;
+  };
+  const GT = TableStore.GroupByType;
+
+  it('GroupByGeoDistance counts the rows in each distance range (haversine), arrays once per range', async () => {
+    // The published geohash examples first, so the brute force below is the standard one.
+    assert.equal(geohash([42.6, -5.6], 5).hash, 'ezs42');
+    assert.equal(geohash([57.64911, 10.40744], 11).hash, 'u4pruydqqvj');
+    const origin = { lat: 30, lon: 120 };
+    // Out of order on purpose, one open-ended on each side, one overlapping another.
+    const ranges = [{ from: 50000, to: 100000 }, { to: 20000 }, { from: 10000, to: 60000 }, { from: 100000 }];
+    const order = [1, 2, 0, 3];  // by from, then to
+    for (const [field, pts] of [['g', [...points].map(([id, p]) => [id, [p]])], ['ga', [...arrays]]]) {
+      const items = await groupBy({ name: 'd', type: GT.GROUP_BY_GEO_DISTANCE, body: {
+        fieldName: field, origin, ranges,
+        subAggs: { aggs: [{ name: 'n', type: TableStore.AggregationType.AGG_COUNT, body: { fieldName: 'k' } }] },
+      } });
+      assert.equal(items.length, ranges.length);
+      items.forEach((item, i) => {
+        const r = ranges[order[i]];
+        const from = r.from ?? -Infinity, to = r.to ?? Infinity;
+        assert.equal(item.from, from);
+        assert.equal(item.to, to);
+        let sure = 0, edge = 0;
+        for (const [, ps] of pts) {
+          const ds = ps.map((p) => haversine([origin.lat, origin.lon], p));
+          if (ds.some((d) => d >= from + 1 && d < to - 1)) sure += 1;
+          else if (ds.some((d) => d >= from - 1 && d < to + 1)) edge += 1;
+        }
+        const n = Number(item.rowCount);
+        assert.ok(n >= sure && n <= sure + edge, `${field} [${from}, ${to}): ${n} rows, brute force ${sure} (+${edge} at an edge)`);
+        assert.equal(Number(item.subAggsResult.aggResults[0].aggResult.value), n);  // every row has k
+      });
+      assert.ok(Number(items[0].rowCount) > 0 && Number(items[3].rowCount) > 0, 'the ranges hold rows');
+    }
+  });
+
+  it('GroupByGeoGrid groups the rows by geohash cell: most rows first, size, cell bounds', async () => {
+    for (const precision of [2, 4, 5]) {
+      const counts = new Map();
+      for (const [, p] of points) {
+        const h = geohash(p, precision).hash;
+        counts.set(h, (counts.get(h) ?? 0) + 1);
+      }
+      const want = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      const size = Math.min(want.length, 7);
+      const items = await groupBy({ name: 'grid', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'g', precision, size } });
+      assert.deepEqual(items.map((x) => [x.key, Number(x.rowCount)]), want.slice(0, size), `precision ${precision}`);
+      for (const item of items) {
+        // The cell of a point in it (any: they share the hash, so the cell).
+        const [, p] = [...points].find(([, q]) => geohash(q, precision).hash === item.key);
+        const cell = geohash(p, precision);
+        assert.deepEqual([item.geoGrid.topLeft.lat, item.geoGrid.topLeft.lon, item.geoGrid.bottomRight.lat, item.geoGrid.bottomRight.lon],
+          [cell.top, cell.left, cell.bottom, cell.right]);
+        assert.ok(cell.top > cell.bottom && cell.right > cell.left);
+      }
+    }
+    // An array row is in each of its cells once; a query narrows the rows.
+    const arrCounts = new Map();
+    for (const [, ps] of arrays) {
+      for (const h of new Set(ps.map((p) => geohash(p, 4).hash))) arrCounts.set(h, (arrCounts.get(h) ?? 0) + 1);
+    }
+    const items = await groupBy({ name: 'grid', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'ga', precision: 4, size: 2000 } });
+    assert.deepEqual(new Map(items.map((x) => [x.key, Number(x.rowCount)])), arrCounts);
+    const near = await groupBy({ name: 'grid', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'g', precision: 1, size: 10 } },
+      distance('g', '0,180', 300000));
+    const anti = [...points].filter(([id]) => id >= N).map(([, p]) => geohash(p, 1).hash);
+    assert.equal(near.reduce((a, x) => a + Number(x.rowCount), 0), anti.length);
+  });
+
+  it('a DecayFunction on a GeoPoint field scores by distance from its origin (meters)', async () => {
+    const MF = TableStore.MathFunction;
+    const origin = [30, 120];
+    const scale = 20000, offset = 2000, decay = 0.5;
+    // Elasticsearch's decay curves over d = max(0, distance - offset), worth `decay` at `scale`.
+    const curve = {
+      [MF.GAUSS]: (d) => Math.exp((d * d * Math.log(decay)) / (scale * scale)),
+      [MF.EXP]: (d) => Math.exp((d * Math.log(decay)) / scale),
+      [MF.LINEAR]: (d) => Math.max(0, (scale / (1 - decay) - d) / (scale / (1 - decay))),
+    };
+    for (const mathFunction of [MF.GAUSS, MF.EXP, MF.LINEAR]) {
+      const q = { queryType: QT.FUNCTIONS_SCORE_QUERY, query: {
+        query: distance('g', '30,120', 60000),
+        functions: [{ decayFunction: { fieldName: 'g', mathFunction, decay,
+          decayParamType: TableStore.DecayFuncParamType.DF_GEO_PARAM,
+          decayParam: { origin: origin.join(','), scale, offset } } }],
+        combineMode: TableStore.FSMCombineMode.FCM_REPLACE,
+      } };
+      const r = await search(client, t, ix, q, { limit: 100, sort: [{ scoreSort: { order: DESC } }] });
+      assert.ok(r.rows.length > 20, 'rows near the origin');
+      r.rows.forEach((row, i) => {
+        const id = Number(row.primaryKey[0].value);
+        const d = Math.max(0, haversine(origin, points.get(id)) - offset);
+        const want = curve[mathFunction](d);
+        const got = r.searchHits[i].score ?? 0;  // a score of 0 is left out on the wire
+        assert.ok(Math.abs(got - want) <= 1e-4 * Math.max(want, 1e-3), `row ${id}: ${got} vs ${want}`);
+      });
+      const scores = r.searchHits.map((h) => h.score ?? 0);
+      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    }
+    const bad = (decayParam, fieldName = 'g') => search(client, t, ix, { queryType: QT.FUNCTIONS_SCORE_QUERY, query: { query: Q.all(),
+      functions: [{ decayFunction: { fieldName, decayParamType: TableStore.DecayFuncParamType.DF_GEO_PARAM, decayParam } }] } });
+    await expectOtsError(bad({ origin: '95,0', scale: 10 }), ...BAD, 'origin:95,0 is not a geo point');
+    await expectOtsError(bad({ origin: '0,0', scale: 0 }), ...BAD, 'scale');
+    await expectOtsError(bad({ origin: '0,0', scale: 5 }, 'k'), ...BAD, 'DecayFuncGeoParam is only supported on GEO_POINT fields');
+    await expectOtsError(bad({ origin: '0,0', scale: 5 }, 'ga'), ...BAD, 'is an array');
+  });
+
+  it('refuses bad geo group-bys with OTSParameterInvalid', async () => {
+    await expectOtsError(groupBy({ name: 'x', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'k', precision: 3 } }),
+      ...BAD, '[groupby_geo_grid] field_name:k type:keyword is invalid, allow [geo_point]');
+    await expectOtsError(groupBy({ name: 'x', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'g' } }), ...BAD, 'precision');
+    await expectOtsError(groupBy({ name: 'x', type: GT.GROUP_BY_GEO_GRID, body: { fieldName: 'g', precision: 3, size: 2001 } }),
+      ...BAD, 'size must be in [1, 2000]');
+    await expectOtsError(groupBy({ name: 'x', type: GT.GROUP_BY_GEO_DISTANCE, body: { fieldName: 'g', origin: { lat: 91, lon: 0 }, ranges: [{ to: 5 }] } }),
+      ...BAD, 'origin is not a valid point');
+    await expectOtsError(groupBy({ name: 'x', type: GT.GROUP_BY_GEO_DISTANCE, body: { fieldName: 'g', origin: { lat: 1, lon: 0 }, ranges: [] } }),
+      ...BAD, 'ranges must not be empty');
   });
 
   it('refuses bad geo queries and sorts with OTSParameterInvalid', async () => {

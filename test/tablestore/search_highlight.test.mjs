@@ -189,4 +189,64 @@ describe('search highlighting', () => {
     await expectOtsError(highlightDoc(Q.match('body', 'fox'), [{ fieldName: 'body' }, { fieldName: 'body' }]),
       400, 'OTSParameterInvalid', 'Duplicated highlight field');
   });
+
+  // The Python SDK's example highlight_query_for_nested (examples/full_text_search.py): a
+  // NestedQuery on 'n' matching 'n.nt', its InnerHits highlighting 'n.nt' by full path; the
+  // fragments come on each inner hit.
+  it('InnerHits highlight the sub-documents of a NestedQuery by full path', async () => {
+    const nt = uniqueName('hlnest');
+    await client.createTable({
+      tableMeta: { tableName: nt, primaryKey: [{ name: 'id', type: 'INTEGER' }] },
+      reservedThroughput: { capacityUnit: { read: 0, write: 0 } },
+      tableOptions: { timeToLive: -1, maxVersions: 1 },
+    });
+    const docs = [
+      [{ nl: 1, nt: 'this is in nested 1' }, { nl: 2, nt: 'nothing to see' }, { nl: 3, nt: 'nested again, nested twice' }],
+      [{ nl: 4, nt: 'plain words' }],
+      [{ nl: 5, nt: 'one more nested value' }],
+    ];
+    for (let i = 0; i < docs.length; i++) {
+      await client.putRow({ tableName: nt, condition: condition('IGNORE'), primaryKey: [{ id: Long.fromNumber(i) }],
+        attributeColumns: [{ n: JSON.stringify(docs[i]) }] });
+    }
+    await client.createSearchIndex({ tableName: nt, indexName: 'ix', schema: { fieldSchemas: [
+      { fieldName: 'n', fieldType: FT.NESTED, fieldSchemas: [
+        { fieldName: 'nl', fieldType: FT.LONG, index: true, enableSortAndAgg: true },
+        { fieldName: 'nt', fieldType: FT.TEXT, index: true, enableHighlighting: true },
+      ] },
+    ] } });
+    await waitCount(client, nt, 'ix', docs.length);
+    const nestedQ = (highlight, path = 'n', query = Q.match('n.nt', 'nested')) => ({
+      queryType: QT.NESTED_QUERY,
+      query: { path, query, scoreMode: TableStore.ScoreMode.SCORE_MODE_AVG, innerHits: { offset: 0, limit: 10, highlight } },
+    });
+    const highlight = { highlightEncoder: HE.PLAIN_MODE, highlightParameters: [{
+      fieldName: 'n.nt', numberOfFragments: 1, fragmentSize: 100, preTag: '<b>', postTag: '</b>', fragmentsOrder: HFO.TEXT_SEQUENCE }] };
+    const r = await client.search({ tableName: nt, indexName: 'ix', columnToGet: { returnType: RT.RETURN_NONE },
+      searchQuery: { query: nestedQ(highlight), limit: 10, getTotalCount: true } });
+    assert.equal(Number(r.totalCounts), 2);
+    const got = new Map();
+    r.rows.forEach((row, i) => {
+      const inner = r.searchHits[i].searchInnerHits.get('n');
+      assert.ok(!r.searchHits[i].highlightResultItem, 'the row itself has no highlight');
+      got.set(idOf(row), inner.subSearchHits.map((h) => [h.nestedDocOffset ?? 0,
+        h.highlightResultItem?.highlightFields.get('n.nt')?.fragments]));
+    });
+    assert.deepEqual(got.get(0), [
+      [0, ['this is in <b>nested</b> 1']],
+      [2, ['<b>nested</b> again, <b>nested</b> twice']],
+    ]);
+    assert.deepEqual(got.get(2), [[0, ['one more <b>nested</b> value']]]);
+    // Each fragment is its sub-document's own text with the query's words marked.
+    for (const [id, hits] of got) {
+      for (const [offset, fragments] of hits) assert.equal(untag(fragments[0]), docs[id][offset].nt);
+    }
+    // Refusals: a top-level highlight cannot name a sub-field; an inner one only its own path's.
+    await expectOtsError(client.search({ tableName: nt, indexName: 'ix', columnToGet: { returnType: RT.RETURN_NONE },
+      searchQuery: { query: nestedQ(undefined), limit: 10, highlight } }),
+    400, 'OTSParameterInvalid', 'through the InnerHits of a NestedQuery');
+    const onLong = { highlightParameters: [{ fieldName: 'n.nl' }] };
+    await expectOtsError(client.search({ tableName: nt, indexName: 'ix', columnToGet: { returnType: RT.RETURN_NONE },
+      searchQuery: { query: nestedQ(onLong), limit: 10 } }), 400, 'OTSParameterInvalid', 'highlighting is not supported for field[n.nl]');
+  });
 });

@@ -253,9 +253,13 @@ TEST(SearchAggValidate, TheServiceTexts) {
   g.name = "g";
   g.kind = GroupByKind::kGeoGrid;
   req.group_bys = {g};
+  g.field = "l";
+  g.precision = 5;
+  req.group_bys = {g};
   s = search::ValidateAggregations(ix, req);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("GroupByGeoGrid is not supported"), std::string::npos);
+  EXPECT_EQ(s.error().message(),
+            "[groupby_geo_grid] field_name:l type:long is invalid, allow [geo_point]");
 }
 
 }  // namespace

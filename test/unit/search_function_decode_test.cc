@@ -120,10 +120,13 @@ TEST(SearchFunctionDecode, RefusalsByName) {
     d->set_param(param);
     return MessageOf(DecodeQuery(Wrap(pb::FUNCTIONS_SCORE_QUERY, m)));
   };
+  // A geo decay decodes (search_geo.test.mjs scores by one); an origin that is not a point not.
   pb::DecayFuncGeoParam geo;
   geo.set_origin("0,0");
   geo.set_scale(1);
-  EXPECT_NE(decay(pb::DF_GEO_PARAM, geo.SerializeAsString()).find("DecayFuncGeoParam"),
+  EXPECT_EQ(decay(pb::DF_GEO_PARAM, geo.SerializeAsString()), "ok");
+  geo.set_origin("95,0");
+  EXPECT_NE(decay(pb::DF_GEO_PARAM, geo.SerializeAsString()).find("is not a geo point"),
             std::string::npos);
   pb::DecayFuncDateParam date;
   date.set_origin_string("2020-01-01");
