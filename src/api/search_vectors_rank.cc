@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <unordered_set>
 
 #include "index/index_key.h"
 #include "index/vector_value.h"
@@ -107,12 +108,17 @@ Result<std::optional<std::vector<VectorCandidate>>> VectorRanker::ByGraph(
     auto key = graph.KeyOf(label);
     return key && key->compare(0, lower_.size(), lower_) == 0;
   };
+  // A widened walk finds the earlier walk's candidates again: each label is read and checked
+  // once, and the best so far carry over (a candidate the bound turned away stays out, since
+  // the bound only tightens).
+  std::priority_queue<VectorCandidate> best;
+  std::unordered_set<uint64_t> checked;
   for (size_t ef = plan.ef; ef > 0; ef = vector::WidenEf(ef, live)) {
     size_t want = condition_.filters.empty() ? k_ : std::min(ef, live);
     std::vector<vector::Neighbor> found =
         graph.graph().Search(query_.data(), want, partition ? &in_partition : nullptr, ef);
-    std::priority_queue<VectorCandidate> best;
     for (const vector::Neighbor& n : found) {
+      if (!checked.insert(n.label).second) continue;
       auto key = graph.KeyOf(n.label);
       if (!key) continue;  // removed since the walk
       ASSIGN_OR_RETURN(raw, s_.items.store().Get(storage::Family::kIndexes, *key));
