@@ -111,29 +111,12 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
       if (announced <= cursor_due) behind_ = std::min(behind_, announced);
     }
   }
-  // A scan that fails (a database outage) must not move where the next batch starts: the state
-  // as it is now (announcements taken in) comes back unless the scan completes. A delete that
-  // fails after it is recorded instead (RecordFailure), since later batches may be read by then.
-  struct Saved {
-    std::string cursor;
-    int64_t watermark, behind;
-  } saved{cursor_, watermark_, behind_};
-  bool committed = false;
-  auto restore = [&] {
-    if (committed) return;
-    cursor_ = std::move(saved.cursor);
-    watermark_ = saved.watermark;
-    behind_ = saved.behind;
-  };
-  struct OnExit {
-    decltype(restore)& fn;
-    ~OnExit() { fn(); }
-  } on_exit{restore};
   // No entry has an empty item key, so starting "after" the bare watermark key includes every
   // entry due at the watermark.
   std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
   std::vector<DueEntry> due;
   {
+    std::string start_cursor = cursor_;
     // Due means now > due_ms, so the scan ends at now - 1.
     auto it = items_.store().ScanExpiry(now_ms - 1, start, options_.batch_size);
     for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
@@ -144,7 +127,13 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
       due.push_back(std::move(e));
       cursor_.assign(it->key());
     }
-    RETURN_IF_ERROR(it->status());
+    if (Status scanned = it->status(); !scanned.ok()) {
+      // A scan that fails (a database outage) must not move where the next batch starts: the
+      // cursor comes back (the announcements stay taken in). A delete that fails after this is
+      // recorded instead (RecordFailure), since later batches may be read by then.
+      cursor_ = std::move(start_cursor);
+      return std::move(scanned).error();
+    }
   }
   // More to do: a full batch, or a drained wave that must go back for entries behind it.
   bool more = due.size() == options_.batch_size;
@@ -156,23 +145,15 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
     behind_ = INT64_MAX;
     cursor_.clear();
   }
-  if (due.empty()) {
-    committed = true;
-    if (!more) stats_.SetLagMs(0);
-    return more;
-  }
+  if (due.empty()) return more;
   stats_.SetLagMs(now_ms - due.front().due_ms);
   // From here on a failure is folded in by RecordFailure, not undone: with workers, the next
-  // batches are read before this one is done.
-  committed = true;
+  // batches are read before this one is done. Inline, a failure ends the pass, which reports it.
   if (!workers_) {
     Status status = DeleteDue(due, now_ms);
-    if (!status.ok()) {
-      Error error = status.error();
-      RecordFailure(due.front().due_ms, std::move(status));
-      return error;
-    }
-    return more;
+    if (status.ok()) return more;
+    RecordFailure(due.front().due_ms, std::move(status));
+    return false;
   }
   workers_->Submit([this, due = std::move(due), now_ms] {
     uint64_t cpu_start = ThreadCpuMicros();
@@ -245,7 +226,7 @@ Result<bool> Sweeper::RunPass() {
   uint64_t cpu_start = ThreadCpuMicros();
   uint64_t worker_cpu_start = worker_cpu_us_.load();
   auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
-  bool backlog = false;
+  bool backlog = false, drained = false;
   Status error;
   while (true) {
     auto more = SweepBatch(clock_.NowMs());
@@ -253,7 +234,10 @@ Result<bool> Sweeper::RunPass() {
       error = std::move(more).error();
       break;
     }
-    if (!*more) break;
+    if (!*more) {
+      drained = true;
+      break;
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       backlog = true;
       break;
@@ -266,6 +250,9 @@ Result<bool> Sweeper::RunPass() {
     Status failed = std::exchange(failed_status_, Status::Ok());
     if (error.ok()) error = std::move(failed);
   }
+  // Nothing due is left once the last batches are done (not when the scan ran dry: they were
+  // still being deleted then).
+  if (drained && error.ok()) stats_.SetLagMs(0);
   auto busy = std::chrono::steady_clock::now() - start;
   last_pass_cpu_us_ = ThreadCpuMicros() - cpu_start + (worker_cpu_us_.load() - worker_cpu_start);
   stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),
