@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "common/transient.h"
 #include "model/item_size.h"
 #include "ops/row_batch.h"
 #include "storage/catalog_codec.h"
@@ -469,12 +470,29 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   ops::TablePtr table = *created;
   std::lock_guard lock(mu_);
   ++restoring_[backup_arn];
-  restores_.emplace_back("restore", [this, table, backup_arn,
-                          reader = std::shared_ptr<BackupReader>(std::move(reader))] {
-    Status s = ImportRecords(store_, items_, catalog_, *table, *reader, cancel_, nullptr);
+  restores_.emplace_back("restore", [this, table, backup_arn, path = backup.path,
+                          reader = std::shared_ptr<BackupReader>(std::move(reader))]() mutable {
+    // An outage of the storage (a database restarting or failing over) restarts the restore
+    // from the file's first record: writing an item again is harmless.
+    Status s = RetryWhileUnavailable(
+        cancel_,
+        [&]() -> Status {
+          if (!reader) {
+            ASSIGN_OR_RETURN(reopened, BackupReader::Open(path));
+            reader = std::shared_ptr<BackupReader>(std::move(reopened));
+          }
+          Status attempt = ImportRecords(store_, items_, catalog_, *table, *reader, cancel_,
+                                         nullptr);
+          if (!attempt) reader.reset();
+          return attempt;
+        },
+        [&](const Status& failure) {
+          spdlog::warn("event=restore_retry table={} backup={} message=\"{}\"", table->name,
+                       backup_arn, failure.error().message());
+        });
     if (s) {
       spdlog::info("event=restore_done table={} backup={} records={}", table->name, backup_arn,
-                   reader->trailer().records);
+                   reader ? reader->trailer().records : 0);
     } else if (!cancel_.load()) {
       // A damaged file or a storage error: drop the partial table rather than leave it looking
       // like a restore that is merely slow.

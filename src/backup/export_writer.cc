@@ -124,6 +124,13 @@ Result<ExportOutcome> WriteExportFiles(const model::TableDescriptor& table, Pitr
   }
   fs::create_directories(bucket_dir + "/" + folder_key + "data", ec);
   if (ec) return Error::Internal("cannot create " + bucket_dir + "/" + folder_key + ": " + ec.message());
+  // An attempt after a storage outage (table_export.cc) starts from an empty data folder: the
+  // folder is this export's alone, and files of an earlier attempt would be listed by none.
+  for (const auto& entry : fs::directory_iterator(bucket_dir + "/" + folder_key + "data", ec)) {
+    fs::remove(entry.path(), ec);
+    if (ec) return Error::Internal("cannot remove " + entry.path().string() + ": " + ec.message());
+  }
+  if (ec) return Error::Internal("cannot list " + bucket_dir + "/" + folder_key + "data: " + ec.message());
   RETURN_IF_ERROR(dataio::WriteFileDurably(bucket_dir + "/" + folder_key + "_started", ""));
 
   const bool ion = spec.format == ExportFormat::kIon;

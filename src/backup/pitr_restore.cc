@@ -8,6 +8,7 @@
 
 #include "backup/pitr_view.h"
 #include "backup/pitr_window.h"
+#include "common/transient.h"
 #include "model/expiry.h"
 #include "storage/item_codec.h"
 #include "storage/key_codec.h"
@@ -125,10 +126,39 @@ Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_
   std::lock_guard lock(mu_);
   threads_.emplace_back("pitr-restore", [this, source, target, restore_ms, shared_views] {
     int64_t loaded = 0;
-    Status s = Load(store_, items_, *source, *target, restore_ms, *shared_views, cancel_, &loaded);
+    // An outage of the storage (a database restarting or failing over) starts the load again
+    // on new views, as a restart would (ResumeInterrupted): a restore is a function of the
+    // source's data and the point only, and the point is checked to be still in the window.
+    bool first = true;
+    Status s = RetryWhileUnavailable(
+        cancel_,
+        [&]() -> Status {
+          if (!first) {
+            ops::TablePtr now = catalog_.Find(source->name);
+            bool in_window = false;
+            if (now && now->id == source->id && now->pitr) {
+              RestorableWindow w = WindowOf(*now->pitr, clock_.NowMs(), max_window_ms_);
+              in_window = restore_ms >= w.earliest_ms && restore_ms <= w.latest_ms;
+            }
+            if (!in_window) {
+              return Error::Internal("the source no longer holds the restore point");
+            }
+            *shared_views = OpenPitrViews(store_, source->id, restore_ms + 1);
+          }
+          first = false;
+          loaded = 0;
+          RETURN_IF_ERROR(
+              Load(store_, items_, *source, *target, restore_ms, *shared_views, cancel_, &loaded));
+          shared_views->items.reset();
+          shared_views->log.reset();
+          return FinishRestore(catalog_, *target);
+        },
+        [&](const Status& failure) {
+          spdlog::warn("event=pitr_restore_retry table={} source={} message=\"{}\"",
+                       target->name, source->name, failure.error().message());
+        });
     shared_views->items.reset();
     shared_views->log.reset();
-    if (s) s = FinishRestore(catalog_, *target);
     if (s) {
       spdlog::info("event=pitr_restore_done table={} source={} restore_ms={} items={}",
                    target->name, source->name, restore_ms, loaded);

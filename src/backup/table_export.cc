@@ -12,6 +12,7 @@
 #include "backup/backups.h"
 #include "backup/pitr_window.h"
 #include "backup/record_file.h"
+#include "common/transient.h"
 
 namespace ttlstore::backup {
 namespace fs = std::filesystem;
@@ -309,12 +310,39 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
   spdlog::info("event=export_started export={} type={} bucket={} prefix=\"{}\" format={}", r.arn,
                ExportTypeName(r.spec.type), r.spec.bucket, r.spec.prefix,
                ExportFormatName(r.spec.format));
-  running_.emplace_back("export", [this, r, views, descriptor] {
-    auto outcome = WriteExportFiles(*descriptor, *views, r, bucket_root_, account_id_, lines_,
-                                    clock_, cancel_, [this, last = int64_t{0}](int64_t n) mutable {
-                                      items_written_ += n - last;
-                                      last = n;
-                                    });
+  running_.emplace_back("export", [this, r, views, descriptor, log_from] {
+    // An outage of the storage (a database restarting or failing over) starts the export again
+    // on new views while the table's log still reaches back to where the views read from: the
+    // files are a function of the table's data and the times only. Each attempt starts from an
+    // empty data folder (WriteExportFiles); only the last writes the manifests.
+    Result<ExportOutcome> outcome = Error::Internal("export not run");
+    bool first = true;
+    (void)RetryWhileUnavailable(
+        cancel_,
+        [&]() -> Status {
+          if (!first) {
+            ops::TablePtr now = catalog_.Find(descriptor->name);
+            if (!now || now->id != descriptor->id || !now->pitr ||
+                log_from < WindowOf(*now->pitr, clock_.NowMs(), max_window_ms_).earliest_ms) {
+              outcome = Error::Internal("the table's change log no longer reaches the export's "
+                                        "time");
+              return Status::Ok();
+            }
+            *views = OpenPitrViews(store_, descriptor->id, log_from);
+          }
+          first = false;
+          outcome = WriteExportFiles(*descriptor, *views, r, bucket_root_, account_id_, lines_,
+                                     clock_, cancel_, [this, last = int64_t{0}](int64_t n) mutable {
+                                       items_written_ += n - last;
+                                       last = n;
+                                     });
+          if (outcome) return Status::Ok();
+          return outcome.error();
+        },
+        [&](const Status& failure) {
+          spdlog::warn("event=export_retry export={} message=\"{}\"", r.arn,
+                       failure.error().message());
+        });
     views->items.reset();
     views->log.reset();
     if (!outcome && cancel_.load()) return;  // still IN_PROGRESS on disk: FAILED at next start

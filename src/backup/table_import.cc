@@ -9,6 +9,7 @@
 
 #include "backup/backups.h"
 #include "backup/record_file.h"
+#include "common/transient.h"
 #include "dataio/csv_item.h"
 #include "dataio/ion_item.h"
 #include "dataio/record_reader.h"
@@ -322,9 +323,14 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
     if (pending.size() >= kBatchItems) RETURN_IF_ERROR(flush());
     return true;
   };
-  if (status) {
+  // One pass over the objects, from the first. An outage of the storage (a database restarting
+  // or failing over) starts it again: writing an item again is harmless, and the counts and
+  // the per-item error lines start over with it.
+  auto load = [&]() -> Status {
+    imported = errors = bytes = 0;
+    pending.clear();
     for (const auto& [key, path] : ListObjects(bucket_dir, spec.prefix)) {
-      if (cancel_.load()) return;  // the table stays marked; the next start drops it
+      if (cancel_.load()) return Error::Internal("import cancelled by shutdown");
       auto opened = dataio::CompressedReader::Open(path, spec.compression);
       if (!opened) {
         log_error(key, 0, opened.error().message());
@@ -332,8 +338,9 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
       }
       dataio::RecordReader reader(std::move(*opened));
       std::vector<std::string> header = spec.csv_header;
-      while (status) {
-        if (cancel_.load()) return;
+      Status failed = Status::Ok();
+      while (true) {
+        if (cancel_.load()) return Error::Internal("import cancelled by shutdown");
         Result<bool> more = false;
         if (spec.format == ImportFormat::kCsv) {
           auto rec = reader.NextCsvRecord(spec.csv_delimiter);
@@ -360,8 +367,9 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
         }
         if (!more) {
           // The service abandons the rest of an object at its first bad record.
-          if (more.error().code() == ErrorCode::kInternal) {
-            status = std::move(more).error();  // storage: the import fails
+          const ErrorCode code = more.error().code();
+          if (code == ErrorCode::kInternal || code == ErrorCode::kStorageUnavailable) {
+            failed = std::move(more).error();  // storage: the import fails (or starts over)
           } else {
             log_error(key, reader.line_number(), more.error().message());
           }
@@ -370,9 +378,16 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
         if (!*more) break;
       }
       bytes += static_cast<int64_t>(reader.bytes_read());
-      if (!status) break;
+      RETURN_IF_ERROR(failed);
     }
-    if (status) status = flush();
+    RETURN_IF_ERROR(flush());
+    return FinishRestore(catalog_, *table);  // the table is kept, with what was imported
+  };
+  if (status) {
+    status = RetryWhileUnavailable(cancel_, load, [&](const Status& failure) {
+      spdlog::warn("event=import_retry import={} message=\"{}\"", arn, failure.error().message());
+    });
+    if (cancel_.load()) return;  // the table stays marked; the next start drops it
   }
   ImportRecord done = r;
   done.end_ms = clock_.NowMs();
@@ -398,8 +413,9 @@ void Imports::Run(const std::string& arn, ops::TablePtr table) {
   } else {
     done.status = ImportStatus::kCompleted;
   }
-  if (done.failure_code != "S3NoSuchBucket") {
-    // The table is kept, with what was imported: ACTIVE.
+  if (!status && failure_code != "S3NoSuchBucket") {
+    // Failed on the way: the table is kept, with what was imported, ACTIVE (a completed load
+    // cleared the mark already).
     if (Status s = FinishRestore(catalog_, *table); !s) {
       spdlog::error("event=import_finish_failed table={} message=\"{}\"", table->name,
                     s.error().message());

@@ -15,6 +15,8 @@ TTLSTORE_CRASH_SEED / TTLSTORE_CRASH_SEEDS as in test_crash_jobs.py (CI: 1 seed 
 """
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import random
 import threading
@@ -285,3 +287,140 @@ def test_gsi_drop(pg, serve, tmp_path, seed):
                "the index's entries were removed")
     out = finish(srv, tmp_path / "data", conninfo)
     assert " 0 index entries" in out
+
+
+# --------------------------------------------------------------------------------------------
+# One-shot jobs on their own thread (restores, imports, exports): the database dies while one
+# runs, and the job starts over by itself once it is back (common/transient.h), with no request
+# repeated by the client. Each test prints whether the job had to start over (`retried`).
+# --------------------------------------------------------------------------------------------
+
+ALL_KEYS = {f"k{i:06d}" for i in range(ITEMS)}
+
+
+def job_report(job: str, seed: int, kill_ms: float, srv: ServerProcess, event: str) -> None:
+    retried = f"event={event}" in srv.log_text()
+    print(f"\npg-outage-job {job} seed={seed} kill_after_ms={kill_ms:.0f} retried={retried}")
+
+
+def wait_active(client, table: str) -> None:
+    wait_until(lambda: retrying(lambda: client.describe_table(TableName=table))["Table"][
+        "TableStatus"] == "ACTIVE", RECOVER_S, f"{table} became ACTIVE")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_restore_from_backup(pg, serve, tmp_path, seed):
+    """RestoreTableFromBackup of a table with a GSI, the database dying during the restore: the
+    restored table ends ACTIVE with every item and index entry (never dropped, never half)."""
+    rng = random.Random(seed)
+    srv, conninfo = serve("restorejob")
+    client = make_client(srv.endpoint)
+    create_table(client, gsi=True)
+    fill(client, [item(i, None) for i in range(ITEMS)])
+    backup = client.create_backup(TableName=TABLE, BackupName="before-restore")["BackupDetails"]["BackupArn"]
+    started = time.monotonic()
+    client.restore_table_from_backup(TargetTableName="restored", BackupArn=backup)
+    kill_ms = crash_database(pg, rng, 0.4, started)
+    wait_active(client, "restored")
+    assert retrying(lambda: keys_present(client, "restored")) == ALL_KEYS
+    assert retrying(lambda: index_count(client, "by_g", "restored")) == ITEMS
+    assert "event=restore_failed" not in srv.log_text()
+    job_report("restore", seed, kill_ms, srv, "restore_retry")
+    out = finish(srv, tmp_path / "data", conninfo)
+    assert f"{2 * ITEMS} items" in out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_point_in_time_restore(pg, serve, tmp_path, seed):
+    """RestoreTableToPointInTime, the database dying during the restore: the target ends ACTIVE
+    with the source's items as they were at the point (later writes not in it)."""
+    rng = random.Random(seed)
+    srv, conninfo = serve("pitrjob")
+    client = make_client(srv.endpoint)
+    create_table(client)
+    fill(client, [item(i, None) for i in range(ITEMS)])
+    client.update_continuous_backups(
+        TableName=TABLE, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    time.sleep(1.5)
+    point = time.time()
+    time.sleep(1.5)
+    client.delete_item(TableName=TABLE, Key={"pk": {"S": "k000000"}})  # after the point
+    started = time.monotonic()
+    client.restore_table_to_point_in_time(SourceTableName=TABLE, TargetTableName="pitr",
+                                          RestoreDateTime=point)
+    kill_ms = crash_database(pg, rng, 0.4, started)
+    wait_active(client, "pitr")
+    assert retrying(lambda: keys_present(client, "pitr")) == ALL_KEYS
+    assert "event=pitr_restore_failed" not in srv.log_text()
+    job_report("pitr-restore", seed, kill_ms, srv, "pitr_restore_retry")
+    finish(srv, tmp_path / "data", conninfo)
+
+
+def listed_keys(folder) -> set[str]:
+    """The keys in the data files an export's manifest lists (and checks that the data folder
+    holds those files only)."""
+    keys, listed = set(), set()
+    bucket_dir = folder.parents[1]
+    for line in (folder / "manifest-files.json").read_text().splitlines():
+        entry = json.loads(line)
+        path = bucket_dir / entry["dataFileS3Key"]
+        listed.add(path.name)
+        for row in gzip.decompress(path.read_bytes()).decode().splitlines():
+            keys.add(json.loads(row)["Item"]["pk"]["S"])
+    assert listed == {p.name for p in (folder / "data").iterdir()}
+    return keys
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_export_then_import(pg, serve, tmp_path, seed):
+    """ExportTableToPointInTime, the database dying during it, then ImportTable of its files,
+    the database dying again: the export COMPLETES with every item in the files its manifest
+    lists (and no others), the import COMPLETES with every item in its table."""
+    rng = random.Random(seed)
+    srv, conninfo = serve("exportjob")
+    client = make_client(srv.endpoint)
+    create_table(client)
+    fill(client, [item(i, None) for i in range(ITEMS)])
+    client.update_continuous_backups(
+        TableName=TABLE, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    bucket = tmp_path / "data" / "s3" / "bkt"
+    bucket.mkdir(parents=True)
+    # The request waits a second (until every write dated before the export time committed),
+    # then opens its views and starts the export's thread: the kill lands in [0.9, 1.3) s.
+    started = time.monotonic() + 0.9
+    killed: list[float] = []
+    crash = threading.Thread(target=lambda: killed.append(crash_database(pg, rng, 0.4, started)))
+    crash.start()
+    arn = retrying(lambda: client.export_table_to_point_in_time(  # a token: retries are one export
+        TableArn=f"arn:aws:dynamodb:us-east-1:000000000000:table/{TABLE}", S3Bucket="bkt",
+        ClientToken=f"export-{seed}"))["ExportDescription"]["ExportArn"]
+    crash.join()
+    kill_ms = killed[0] + 900
+    desc = wait_until(lambda: (lambda d: d if d["ExportStatus"] != "IN_PROGRESS" else None)(
+        retrying(lambda: client.describe_export(ExportArn=arn))["ExportDescription"]),
+        RECOVER_S, "the export ended")
+    assert desc["ExportStatus"] == "COMPLETED", desc
+    assert desc["ItemCount"] == ITEMS
+    folder = bucket / "AWSDynamoDB" / arn.rsplit("/", 1)[1]
+    assert listed_keys(folder) == ALL_KEYS
+    job_report("export", seed, kill_ms, srv, "export_retry")
+
+    started = time.monotonic()
+    imp = retrying(lambda: client.import_table(
+        S3BucketSource={"S3Bucket": "bkt", "S3KeyPrefix": f"AWSDynamoDB/{arn.rsplit('/', 1)[1]}/data/"},
+        InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+        TableCreationParameters={
+            "TableName": "imported", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}))["ImportTableDescription"]
+    kill_ms = crash_database(pg, rng, 0.4, started)
+    final = wait_until(lambda: (lambda d: d if d["ImportStatus"] != "IN_PROGRESS" else None)(
+        retrying(lambda: client.describe_import(ImportArn=imp["ImportArn"]))[
+            "ImportTableDescription"]), RECOVER_S, "the import ended")
+    assert final["ImportStatus"] == "COMPLETED", final
+    assert final["ImportedItemCount"] == ITEMS and final["ErrorCount"] == 0
+    wait_active(client, "imported")
+    assert retrying(lambda: keys_present(client, "imported")) == ALL_KEYS
+    job_report("import", seed, kill_ms, srv, "import_retry")
+    out = finish(srv, tmp_path / "data", conninfo)
+    assert f"{2 * ITEMS} items" in out
