@@ -9,6 +9,7 @@
 #include <string>
 
 #include "storage/pg_connection.h"
+#include "storage/pg_point_reads.h"
 #include "storage/store.h"
 
 namespace ttlstore::storage {
@@ -52,7 +53,13 @@ class PgStore final : public Store {
                                   const char* begin) const;
   Result<uint64_t> LargestSearchQueueSeq() const;
 
+  // Reads `keys` (distinct, no longer than a head) of `space` in one statement.
+  Result<std::vector<std::optional<std::string>>> FetchPoints(
+      Space space, const std::vector<std::string>& keys) const;
+
   std::unique_ptr<PgPool> pool_;
+  // GetIn of keys no longer than a head: concurrent reads share statements.
+  mutable std::unique_ptr<PgPointReads> point_reads_;
 };
 
 // The error a storage caller gets for a failed database call `what`.
