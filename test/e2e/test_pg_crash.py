@@ -356,6 +356,12 @@ def test_point_in_time_restore(pg, serve, tmp_path, seed):
     finish(srv, tmp_path / "data", conninfo)
 
 
+def wait_ended(describe, status_member: str, what: str) -> dict:
+    """describe() (retried through the outage) until its status is no longer IN_PROGRESS."""
+    return wait_until(lambda: (lambda d: d if d[status_member] != "IN_PROGRESS" else None)(
+        retrying(describe)), RECOVER_S, what)
+
+
 def listed_keys(folder) -> set[str]:
     """The keys in the data files an export's manifest lists (and checks that the data folder
     holds those files only)."""
@@ -396,9 +402,8 @@ def test_export_then_import(pg, serve, tmp_path, seed):
         ClientToken=f"export-{seed}"))["ExportDescription"]["ExportArn"]
     crash.join()
     kill_ms = killed[0] + 900
-    desc = wait_until(lambda: (lambda d: d if d["ExportStatus"] != "IN_PROGRESS" else None)(
-        retrying(lambda: client.describe_export(ExportArn=arn))["ExportDescription"]),
-        RECOVER_S, "the export ended")
+    desc = wait_ended(lambda: client.describe_export(ExportArn=arn)["ExportDescription"],
+                      "ExportStatus", "the export ended")
     assert desc["ExportStatus"] == "COMPLETED", desc
     assert desc["ItemCount"] == ITEMS
     folder = bucket / "AWSDynamoDB" / arn.rsplit("/", 1)[1]
@@ -414,9 +419,8 @@ def test_export_then_import(pg, serve, tmp_path, seed):
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}))["ImportTableDescription"]
     kill_ms = crash_database(pg, rng, 0.4, started)
-    final = wait_until(lambda: (lambda d: d if d["ImportStatus"] != "IN_PROGRESS" else None)(
-        retrying(lambda: client.describe_import(ImportArn=imp["ImportArn"]))[
-            "ImportTableDescription"]), RECOVER_S, "the import ended")
+    final = wait_ended(lambda: client.describe_import(ImportArn=imp["ImportArn"])[
+        "ImportTableDescription"], "ImportStatus", "the import ended")
     assert final["ImportStatus"] == "COMPLETED", final
     assert final["ImportedItemCount"] == ITEMS and final["ErrorCount"] == 0
     wait_active(client, "imported")

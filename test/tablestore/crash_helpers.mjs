@@ -1,10 +1,11 @@
-// What the kill -9 tests share (indexes_crash, purge_crash, search_crash): a seeded random
-// generator, so that a failing round can be replayed with TTLSTORE_CRASH_SEED; killing the
-// server with SIGKILL; and `ttlstore check` on its data dir.
+// What the kill -9 tests share (indexes_crash, purge_crash, search_crash, pg_crash): a seeded
+// random generator, so that a failing round can be replayed with TTLSTORE_CRASH_SEED; killing
+// the server with SIGKILL; `ttlstore check` on its data dir; and every row of a table with all
+// its versions, to compare before and after.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
-import { TTLSTORE_BIN, pgStorageArgs } from './helpers.mjs';
+import { TTLSTORE_BIN, TableStore, cells, pgStorageArgs } from './helpers.mjs';
 
 // mulberry32: numbers in [0, 1) from a 32-bit seed.
 export function rng(seed) {
@@ -34,4 +35,21 @@ export function check(dataDir) {
   assert.equal(r.status, 0, `ttlstore check failed:\n${r.stdout}${r.stderr}`);
   assert.match(r.stdout, /^ok:/);
   return r.stdout.trim();
+}
+
+// Every row of `t` (a one-column primary key `id`) with up to 5 versions of each cell:
+// [[id, cells], ...] in key order.
+export async function readVersions(client, t) {
+  const { INF_MIN, INF_MAX, Direction } = TableStore;
+  const rows = [];
+  let start = [{ id: INF_MIN }];
+  while (start) {
+    const data = await client.getRange({
+      tableName: t, direction: Direction.FORWARD, maxVersions: 5,
+      inclusiveStartPrimaryKey: start, exclusiveEndPrimaryKey: [{ id: INF_MAX }], limit: 200,
+    });
+    for (const r of data.rows) rows.push([r.primaryKey[0].value, cells(r)]);
+    start = data.nextStartPrimaryKey ? data.nextStartPrimaryKey.map((c) => ({ [c.name]: c.value })) : null;
+  }
+  return rows;
 }

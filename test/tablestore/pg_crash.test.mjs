@@ -18,10 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  Long, Server, TableStore, TTLSTORE_BIN, cells, condition, createTable, sleep, uniqueName,
+  Long, Server, TableStore, TTLSTORE_BIN, condition, createTable, sleep, uniqueName,
   updateOptions,
 } from './helpers.mjs';
-import { rng } from './crash_helpers.mjs';
+import { readVersions, rng } from './crash_helpers.mjs';
 import { Q, totalOf } from './search_helpers.mjs';
 import { E2E_PG } from '../pg_storage.mjs';
 
@@ -83,19 +83,6 @@ async function writeRows(client, t, n, tag) {
   }
 }
 
-async function readAll(client, t) {
-  const rows = [];
-  let start = [{ id: INF_MIN }];
-  while (start) {
-    const data = await client.getRange({
-      tableName: t, direction: Direction.FORWARD, maxVersions: 5,
-      inclusiveStartPrimaryKey: start, exclusiveEndPrimaryKey: [{ id: INF_MAX }], limit: 200,
-    });
-    for (const r of data.rows) rows.push([r.primaryKey[0].value, cells(r)]);
-    start = data.nextStartPrimaryKey ? data.nextStartPrimaryKey.map((c) => ({ [c.name]: c.value })) : null;
-  }
-  return rows;
-}
 
 describe('tablestore background jobs while PostgreSQL dies', { skip: E2E_PG !== '' }, () => {
   let pgDir, conninfo, server, client;
@@ -155,15 +142,15 @@ describe('tablestore background jobs while PostgreSQL dies', { skip: E2E_PG !== 
     }
     // At most 3 versions and a 10-minute TTL: each row shows its two newest versions of c.
     await updateOptions(client, t, { maxVersions: 3, timeToLive: 600 });
-    const expected = await readAll(client, t);
+    const expected = await readVersions(client, t);
     const killMs = await crashDatabase(pgDir, random, 2000);  // over two purge periods
     const logFrom = server.log().length;  // the database is back
-    assert.deepEqual(await retrying(() => readAll(client, t)), expected, 'rows read the same');
+    assert.deepEqual(await retrying(() => readVersions(client, t)), expected, 'rows read the same');
     // Two passes complete after the outage; then raising the options brings nothing back.
     await waitUntil('purge passes after the outage', async () =>
       server.log().slice(logFrom).split('event=row_purge_done').length > 2);
     await retrying(() => updateOptions(client, t, { maxVersions: 5, timeToLive: -1 }));
-    const raised = await retrying(() => readAll(client, t));
+    const raised = await retrying(() => readVersions(client, t));
     assert.equal(raised.length, 300);
     assert.ok(raised.every(([, c]) => c.length === 2), 'purged versions stay purged');
     console.log(`pg-crash-job purge seed=${SEED} kill_after_ms=${killMs}`);

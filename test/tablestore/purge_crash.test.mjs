@@ -14,28 +14,14 @@ import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
 
 import {
-  Server, TableStore, cells, condition, createTable, sleep, uniqueName, updateOptions,
+  Server, condition, createTable, sleep, uniqueName, updateOptions,
 } from './helpers.mjs';
-import { check, killServer, rng } from './crash_helpers.mjs';
+import { check, killServer, readVersions, rng } from './crash_helpers.mjs';
 
-const { INF_MIN, INF_MAX, Direction } = TableStore;
 const ROWS = 600;
 const SEED = Number(process.env.TTLSTORE_CRASH_SEED ?? 20261125);
 const ROUNDS = Number(process.env.TTLSTORE_CRASH_SEEDS ?? 4);
 
-async function readAll(client, t) {
-  const rows = [];
-  let start = [{ id: INF_MIN }];
-  while (start) {
-    const data = await client.getRange({
-      tableName: t, direction: Direction.FORWARD, maxVersions: 5,
-      inclusiveStartPrimaryKey: start, exclusiveEndPrimaryKey: [{ id: INF_MAX }], limit: 200,
-    });
-    for (const r of data.rows) rows.push([r.primaryKey[0].value, cells(r)]);
-    start = data.nextStartPrimaryKey ? data.nextStartPrimaryKey.map((c) => ({ [c.name]: c.value })) : null;
-  }
-  return rows;
-}
 
 describe('tablestore purge under kill -9', () => {
   let server;
@@ -65,7 +51,7 @@ describe('tablestore purge under kill -9', () => {
     }
     // Hide versions two ways: at most 3 kept (drops c@0), and a TTL of 10 minutes (drops c@1 and d).
     await updateOptions(client, t, { maxVersions: 3, timeToLive: 600 });
-    const expected = await readAll(client, t);
+    const expected = await readVersions(client, t);
     assert.equal(expected.length, ROWS);
     assert.ok(expected.every(([, c]) => c.length === 2 && c.every(([name]) => name === 'c')));
 
@@ -81,7 +67,7 @@ describe('tablestore purge under kill -9', () => {
       console.log(`crash-job purge seed=${SEED} round=${round} kill_after_ms=${Math.round(delay)} passes_done=${passes} ${summary.trim()}`);
       await server._spawn();
       client = server.client();
-      assert.deepEqual(await readAll(client, t), expected, `rows after kill ${round}`);
+      assert.deepEqual(await readVersions(client, t), expected, `rows after kill ${round}`);
     }
     // The purge itself still works after all that: the hidden versions go.
     await sleep(2500);
@@ -90,10 +76,10 @@ describe('tablestore purge under kill -9', () => {
     check(server.dataDir);
     await server._spawn();
     client = server.client();
-    assert.deepEqual(await readAll(client, t), expected);
+    assert.deepEqual(await readVersions(client, t), expected);
     // Raising the options again brings nothing back: the purge removed what was hidden.
     await updateOptions(client, t, { maxVersions: 5, timeToLive: -1 });
-    const raised = await readAll(client, t);
+    const raised = await readVersions(client, t);
     assert.ok(raised.every(([, c]) => c.length === 2), 'purged versions stay purged');
   });
 });
