@@ -29,6 +29,7 @@ from e2e_util import ServerProcess, make_client, make_streams_client
 from pg_util import check_storage, pg_ctl, private_pg, schema_conninfo
 from test_crash_jobs import (GSI, TABLE, create_table, fill, in_background, index_count,
                              index_status, item, keys_present, stream_records, wait_until)
+from test_pitr import enable_pitr
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261127))
 SEEDS = [SEED + i for i in range(int(os.environ.get("TTLSTORE_CRASH_SEEDS", 1)))]
@@ -330,17 +331,23 @@ def test_restore_from_backup(pg, serve, tmp_path, seed):
     assert f"{2 * ITEMS} items" in out
 
 
+def filled_pitr_table(serve, name: str):
+    """A server on schema `name` with TABLE holding ITEMS items and PITR on: (srv, conninfo,
+    client)."""
+    srv, conninfo = serve(name)
+    client = make_client(srv.endpoint)
+    create_table(client)
+    fill(client, [item(i, None) for i in range(ITEMS)])
+    enable_pitr(client, TABLE)
+    return srv, conninfo, client
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_point_in_time_restore(pg, serve, tmp_path, seed):
     """RestoreTableToPointInTime, the database dying during the restore: the target ends ACTIVE
     with the source's items as they were at the point (later writes not in it)."""
     rng = random.Random(seed)
-    srv, conninfo = serve("pitrjob")
-    client = make_client(srv.endpoint)
-    create_table(client)
-    fill(client, [item(i, None) for i in range(ITEMS)])
-    client.update_continuous_backups(
-        TableName=TABLE, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    srv, conninfo, client = filled_pitr_table(serve, "pitrjob")
     time.sleep(1.5)
     point = time.time()
     time.sleep(1.5)
@@ -383,12 +390,7 @@ def test_export_then_import(pg, serve, tmp_path, seed):
     the database dying again: the export COMPLETES with every item in the files its manifest
     lists (and no others), the import COMPLETES with every item in its table."""
     rng = random.Random(seed)
-    srv, conninfo = serve("exportjob")
-    client = make_client(srv.endpoint)
-    create_table(client)
-    fill(client, [item(i, None) for i in range(ITEMS)])
-    client.update_continuous_backups(
-        TableName=TABLE, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    srv, conninfo, client = filled_pitr_table(serve, "exportjob")
     bucket = tmp_path / "data" / "s3" / "bkt"
     bucket.mkdir(parents=True)
     # The request waits a second (until every write dated before the export time committed),
