@@ -70,9 +70,11 @@ class PgStore final : public Store {
 
   // Read-modify-writes (pg_store_rmw.cc).
   struct RmwRequest;
-  // Takes `me` and the queued requests that fit with it through one transaction; returns with
-  // every member done. Called and returns with `lock` held.
-  void LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me, const RmwFunction& fn);
+  // Takes `me` and the queued requests that fit with it through one transaction (`alone`: `me`
+  // only, outside the slots); returns with every member done. Called and returns with `lock`
+  // held.
+  void LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me, const RmwFunction& fn,
+                    bool alone);
   // Runs `fn` on the request's reads into a batch of its own.
   void RunMember(RmwRequest& r, const RmwFunction& fn);
 

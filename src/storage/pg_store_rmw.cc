@@ -21,6 +21,11 @@
 // interface's promise holds per member. A member whose function fails (or writes nothing) drops
 // out; a commit that fails fails every writing member alike (a serialization failure or
 // deadlock: each starts over on its own, Store::RetryConflicts).
+//
+// A large read-modify-write (more than kKeysPerStatement / 4 keys: a TTL sweeper batch, a
+// BatchWriteItem with conditions on many items) runs in a transaction of its own, outside the
+// slots and never in a group: it gains nothing from sharing round trips, and in a slot it would
+// keep small foreground writes waiting behind it for its whole run.
 #include "storage/pg_store.h"
 
 #include <spdlog/spdlog.h>
@@ -82,6 +87,8 @@ void AddLockingReads(const std::vector<std::string>& tagged, std::vector<PgState
 
 // Members at most in one group.
 constexpr size_t kMaxGroupMembers = 64;
+// A read-modify-write of more keys runs alone, outside the slots.
+constexpr size_t kAloneAboveKeys = kKeysPerStatement / 4;
 
 }  // namespace
 
@@ -125,10 +132,14 @@ Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const Rm
   me.tagged.erase(std::unique(me.tagged.begin(), me.tagged.end()), me.tagged.end());
 
   std::unique_lock lock(rmw_mu_);
-  rmw_queue_.push_back(&me);
+  if (me.tagged.size() > kAloneAboveKeys) {
+    LeadRmwGroup(lock, &me, fn, /*alone=*/true);
+  } else {
+    rmw_queue_.push_back(&me);
+  }
   while (me.phase != RmwRequest::Phase::kDone) {
     if (me.phase == RmwRequest::Phase::kQueued && rmw_in_flight_ < kMaxGroupsInFlight) {
-      LeadRmwGroup(lock, &me, fn);  // a group with this request in it
+      LeadRmwGroup(lock, &me, fn, /*alone=*/false);  // a group with this request in it
     } else if (me.phase == RmwRequest::Phase::kRead) {
       lock.unlock();
       RunMember(me, fn);
@@ -150,7 +161,7 @@ Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const Rm
 }
 
 void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
-                           const RmwFunction& fn) {
+                           const RmwFunction& fn, bool alone) {
   using Phase = RmwRequest::Phase;
   // The group: the leader's own request first (a leader is never another group's member:
   // two leaders each waiting for the other's function would wait forever), then the waiting
@@ -158,9 +169,16 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
   // for a later group, and stays ahead of the requests behind it).
   std::vector<RmwRequest*> group;
   std::set<std::string_view> taken;
-  rmw_queue_.erase(std::find(rmw_queue_.begin(), rmw_queue_.end(), me));
-  rmw_queue_.push_front(me);
-  for (auto it = rmw_queue_.begin(); it != rmw_queue_.end() && group.size() < kMaxGroupMembers;) {
+  if (alone) {
+    taken.insert(me->tagged.begin(), me->tagged.end());
+    me->phase = Phase::kReading;
+    group.push_back(me);
+  } else {
+    rmw_queue_.erase(std::find(rmw_queue_.begin(), rmw_queue_.end(), me));
+    rmw_queue_.push_front(me);
+  }
+  for (auto it = rmw_queue_.begin();
+       !alone && it != rmw_queue_.end() && group.size() < kMaxGroupMembers;) {
     RmwRequest* r = *it;
     bool fits = group.empty() || taken.size() + r->tagged.size() <= kKeysPerStatement;
     for (size_t i = 0; fits && i < r->tagged.size(); ++i) fits = !taken.count(r->tagged[i]);
@@ -173,7 +191,7 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
     group.push_back(r);
     it = rmw_queue_.erase(it);
   }
-  ++rmw_in_flight_;
+  if (!alone) ++rmw_in_flight_;
   const std::vector<std::string> tagged(taken.begin(), taken.end());
   lock.unlock();
 
@@ -184,6 +202,7 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
       r->phase = Phase::kDone;
       if (r != me) r->cv.notify_one();
     }
+    if (alone) return;
     --rmw_in_flight_;
     if (!rmw_queue_.empty()) rmw_queue_.front()->cv.notify_one();
   };

@@ -246,5 +246,50 @@ TEST_P(StoreRmwTest, WritersOfOneStoreSharingTransactionsAddUpExactly) {
   if (!conninfo_.empty()) EXPECT_GT(store_->shared_transactions(), 0u);  // groups were formed
 }
 
+// A read-modify-write of many keys (more than a group takes: a TTL sweeper batch) runs in a
+// transaction of its own, outside the groups, while small ones on some of the same keys go in
+// groups: the database's row locks order them, and every increment lands once.
+TEST_P(StoreRmwTest, LargeReadModifyWritesBesideGroupsAddUpExactly) {
+  constexpr int kLarge = 3, kLargeRounds = 6, kKeys = 100, kSmall = 10, kSmallRounds = 40;
+  std::atomic<int> unexpected{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kLarge; ++t) {
+    threads.emplace_back([&] {
+      std::vector<RmwKey> keys;
+      for (int k = 0; k < kKeys; ++k) keys.push_back({std::nullopt, HotKey(200 + k)});
+      for (int round = 0; round < kLargeRounds; ++round) {
+        Status s = store_->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          for (int k = 0; k < kKeys; ++k) {
+            b.PutItem(keys[k].key, Counter(CounterOf(reads[k]) + 1));
+          }
+          return Status::Ok();
+        });
+        if (!s.ok()) ++unexpected;
+      }
+    });
+  }
+  for (int t = 0; t < kSmall; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kSmallRounds; ++i) {
+        std::vector<RmwKey> keys = {{std::nullopt, HotKey(200 + (t * 7 + i) % kKeys)}};
+        Status s = store_->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          b.PutItem(keys[0].key, Counter(CounterOf(reads[0]) + 1));
+          return Status::Ok();
+        });
+        if (!s.ok()) ++unexpected;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(unexpected.load(), 0);
+  uint64_t total = 0;
+  for (int k = 0; k < kKeys; ++k) {
+    auto item = store_->GetItem(HotKey(200 + k));
+    ASSERT_TRUE(item.ok());
+    total += CounterOf(*item);
+  }
+  EXPECT_EQ(total, uint64_t{kLarge * kLargeRounds * kKeys + kSmall * kSmallRounds});
+}
+
 }  // namespace
 }  // namespace ttlstore::storage
