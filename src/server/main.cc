@@ -69,6 +69,7 @@ struct ServeFlags {
   int64_t tablestore_txn_timeout_s = 60;
   int64_t version_purge_interval_s = 3600;
   int64_t stream_shard_rollover_s = 4 * 3600;
+  int64_t stream_trim_interval_s = 60;
   std::string backup_dir;
   std::string export_dir;
   int64_t incremental_export_min_s = 900;
@@ -293,8 +294,17 @@ int Serve(const ServeFlags& flags) {
         "# HELP ttlstore_storage_pending_compaction_bytes Bytes RocksDB estimates compaction "
         "still has to rewrite.\n"
         "# TYPE ttlstore_storage_pending_compaction_bytes gauge\n"
-        "ttlstore_storage_pending_compaction_bytes {}\n",
-        c.running, c.running_flushes, c.pending_bytes);
+        "ttlstore_storage_pending_compaction_bytes {}\n"
+        "# HELP ttlstore_storage_conflict_retries_total Read-modify-writes and batches started "
+        "over after a serialization failure or deadlock (PostgreSQL).\n"
+        "# TYPE ttlstore_storage_conflict_retries_total counter\n"
+        "ttlstore_storage_conflict_retries_total {}\n"
+        "# HELP ttlstore_storage_shared_transactions_total Read-modify-writes committed in a "
+        "transaction shared with others (PostgreSQL's groups).\n"
+        "# TYPE ttlstore_storage_shared_transactions_total counter\n"
+        "ttlstore_storage_shared_transactions_total {}\n",
+        c.running, c.running_flushes, c.pending_bytes, store->conflict_retries(),
+        store->shared_transactions());
   });
   metrics.AddSource([&transactions] {
     return fmt::format(
@@ -312,7 +322,7 @@ int Serve(const ServeFlags& flags) {
   });
   ttl::Sweeper sweeper(effective.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
-  streams::Trimmer stream_trimmer(items.streams());
+  streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000);
   server::HttpServer http(effective.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -500,6 +510,10 @@ int main(int argc, char** argv) {
                     "service's four hours; 0: never; lower it for testing readers that follow "
                     "shard lineage)")
       ->check(CLI::Range(int64_t{0}, int64_t{86400 * 365}));
+  serve->add_option("--stream-trim-interval-seconds", flags.stream_trim_interval_s,
+                    "Seconds between passes that drop stream records past their retention "
+                    "(default: 60; lower it for testing)")
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}));
   serve->add_option("--knn-exact-up-to", flags.knn_exact_up_to,
                     "KNN queries (Tablestore) and SearchVectors whose filter or index leaves at "
                     "most this many documents are ranked exactly; larger ones go through the "

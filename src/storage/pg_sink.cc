@@ -164,6 +164,19 @@ void PgSink::FlushPuts(Space space, std::vector<std::pair<std::string, std::stri
   rows.clear();
 }
 
+bool PgSink::Absorb(PgSink& other) {
+  if (!other.statements_.empty()) return false;
+  for (auto& [key, value] : other.writes_) writes_.insert_or_assign(key, std::move(value));
+  for (const auto& [key, sum] : other.pending_stats_) {
+    auto& mine = pending_stats_[key];
+    mine.first += sum.first;
+    mine.second += sum.second;
+  }
+  other.writes_.clear();
+  other.pending_stats_.clear();
+  return true;
+}
+
 void PgSink::FlushStats() {
   for (const auto& [key, sum] : pending_stats_) {  // in key order: rows locked in one order
     if (sum.first == 0 && sum.second == 0) continue;

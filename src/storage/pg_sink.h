@@ -42,6 +42,14 @@ class PgSink final : public BatchSink {
   void AddStats(std::string_view key, int64_t items, int64_t bytes) override;
   // The batch's statements, in order. Called once, at commit.
   std::vector<PgStatement> Finish();
+  // Whether the sink holds nothing to write.
+  bool Empty() const { return statements_.empty() && writes_.empty() && pending_stats_.empty(); }
+  // Takes in `other`'s writes, as if they had been made to this sink after its own, and its
+  // stats additions (summed), leaving `other` empty: the writes of read-modify-writes of
+  // distinct keys that commit in one transaction (pg_store_rmw.cc). False, with nothing taken,
+  // when `other` has statements already (a range delete or a stats value set outright put
+  // them in order): then its Finish() goes after this sink's.
+  bool Absorb(PgSink& other);
 
  private:
   // Writes the kept writes' statements.

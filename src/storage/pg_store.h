@@ -5,7 +5,10 @@
 // (store.cc chooses the backend). docs/storage.md describes the design and its limits.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "storage/pg_connection.h"
@@ -16,6 +19,14 @@ namespace ttlstore::storage {
 
 class PgStore final : public Store {
  public:
+  // Keys per statement of GetItems and of a read-modify-write's locks and reads. Point statements
+  // (by the whole primary key) are prepared once per connection (PgStatement::prepared); range
+  // scans are not, so that each is planned for its own bounds.
+  static constexpr size_t kKeysPerStatement = 256;
+  // Read-modify-write transactions in the database at once; later ones wait and go together
+  // (pg_store_rmw.cc).
+  static constexpr size_t kMaxGroupsInFlight = 4;
+
   // options.storage is the libpq connection string or URI.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   ~PgStore() override;
@@ -57,7 +68,20 @@ class PgStore final : public Store {
   Result<std::vector<std::optional<std::string>>> FetchPoints(
       Space space, const std::vector<std::string>& keys) const;
 
+  // Read-modify-writes (pg_store_rmw.cc).
+  struct RmwRequest;
+  // Takes `me` and the queued requests that fit with it through one transaction (`alone`: `me`
+  // only, outside the slots); returns with every member done. Called and returns with `lock`
+  // held.
+  void LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me, const RmwFunction& fn,
+                    bool alone);
+  // Runs `fn` on the request's reads into a batch of its own.
+  void RunMember(RmwRequest& r, const RmwFunction& fn);
+
   std::unique_ptr<PgPool> pool_;
+  std::mutex rmw_mu_;
+  std::deque<RmwRequest*> rmw_queue_;  // waiting for a group, in arrival order
+  size_t rmw_in_flight_ = 0;           // groups in the database
   // GetIn of keys no longer than a head: concurrent reads share statements.
   mutable std::unique_ptr<PgPointReads> point_reads_;
 };

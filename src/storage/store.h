@@ -206,6 +206,9 @@ class Store {
   // Attempts of read-modify-write (and of plain batches) started over after a serialization
   // failure or deadlock, since Open (for /metrics and tests).
   uint64_t conflict_retries() const { return conflict_retries_.load(); }
+  // Read-modify-writes whose transaction held others' too (PostgreSQL's groups,
+  // pg_store_rmw.cc; zero on RocksDB), since Open.
+  uint64_t shared_transactions() const { return shared_transactions_.load(); }
   // Tests: the next `n` read-modify-write attempts fail as a serialization failure would, after
   // their `fn` ran and before anything is committed (the retry path, on every backend).
   void InjectConflictsForTest(int n) { injected_conflicts_.store(n); }
@@ -318,6 +321,11 @@ class Store {
 
   std::atomic<int64_t> earliest_committed_expiry_{INT64_MAX};
   mutable std::atomic<uint64_t> conflict_retries_{0};
+
+ protected:
+  std::atomic<uint64_t> shared_transactions_{0};
+
+ private:
   std::atomic<int> injected_conflicts_{0};
   mutable std::atomic<uint64_t> search_queue_seq_{0};  // handed out by a const batch.store()
 };

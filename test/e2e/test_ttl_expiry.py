@@ -461,7 +461,9 @@ def test_metrics(server, ddb, table, table_name):
     assert samples(text, PASSES), f"{PASSES} missing from /metrics"
     assert samples(text, LAG), f"{LAG} missing from /metrics"
     for name in ("ttlstore_ttl_sweeper_cpu_seconds_total", "ttlstore_storage_running_compactions",
-                 "ttlstore_storage_pending_compaction_bytes"):
+                 "ttlstore_storage_pending_compaction_bytes",
+                 "ttlstore_storage_conflict_retries_total",
+                 "ttlstore_storage_shared_transactions_total"):
         assert [v for _, v in samples(text, name)] and all(
             v >= 0 for _, v in samples(text, name)), f"{name} missing from /metrics"
 

@@ -182,5 +182,114 @@ TEST_P(StoreRmwTest, AConflictRerunsTheFunctionOnFreshReadsAndAppliesItOnce) {
   EXPECT_EQ(CounterOf(*item), 2u);
 }
 
+// Many writers on ONE store (one process): on PostgreSQL their read-modify-writes share
+// transactions (pg_store_rmw.cc): members hold no key in common, each runs its own function on
+// its own reads, their writes and stats go out merged, and one whose function fails drops out
+// alone. Every writer has a key of its own and shares three hot ones; every seventh attempt of a
+// writer fails on purpose after writing into its batch.
+TEST_P(StoreRmwTest, WritersOfOneStoreSharingTransactionsAddUpExactly) {
+  constexpr int kThreads = 16, kIncrements = 80, kHotKeys = 3;
+  std::atomic<int> unexpected{0};
+  std::atomic<uint64_t> refused{0};
+  std::vector<uint64_t> own_done(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIncrements; ++i) {
+        const bool hot = i % 2 == 0;
+        const std::string key = hot ? HotKey(100 + (t + i) % kHotKeys)
+                                    : ItemKey(7, model::AttributeValue::String(
+                                                     "own" + std::to_string(t)), nullptr);
+        const bool fail = i % 7 == 3;
+        std::vector<RmwKey> keys = {{std::nullopt, key}};
+        Status s = store_->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          b.PutItem(key, Counter(CounterOf(reads[0]) + 1));
+          b.AddStats(8, 1, 1);
+          if (fail) return Status(Error::Validation("refused on purpose"));
+          return Status::Ok();
+        });
+        if (fail) {
+          if (s.ok() || s.error().code() != ErrorCode::kValidation) ++unexpected;
+          ++refused;
+        } else if (!s.ok()) {
+          ++unexpected;
+        } else if (!hot) {
+          ++own_done[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(unexpected.load(), 0);
+  uint64_t total = 0;
+  for (int hot = 0; hot < kHotKeys; ++hot) {
+    auto item = store_->GetItem(HotKey(100 + hot));
+    ASSERT_TRUE(item.ok());
+    total += CounterOf(*item);
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    auto item = store_->GetItem(
+        ItemKey(7, model::AttributeValue::String("own" + std::to_string(t)), nullptr));
+    ASSERT_TRUE(item.ok());
+    EXPECT_EQ(CounterOf(*item), own_done[t]) << "writer " << t;
+    total += CounterOf(*item);
+  }
+  const uint64_t applied = uint64_t{kThreads * kIncrements} - refused.load();
+  EXPECT_EQ(total, applied);
+  auto stats = store_->GetStats(8);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->item_count, static_cast<int64_t>(applied));  // refused batches add nothing
+  EXPECT_EQ(stats->size_bytes, static_cast<int64_t>(applied));
+  std::printf("[ %s ] %llu of %d read-modify-writes shared a transaction\n", GetParam().c_str(),
+              static_cast<unsigned long long>(store_->shared_transactions()),
+              kThreads * kIncrements);
+  if (!conninfo_.empty()) EXPECT_GT(store_->shared_transactions(), 0u);  // groups were formed
+}
+
+// A read-modify-write of many keys (more than a group takes: a TTL sweeper batch) runs in a
+// transaction of its own, outside the groups, while small ones on some of the same keys go in
+// groups: the database's row locks order them, and every increment lands once.
+TEST_P(StoreRmwTest, LargeReadModifyWritesBesideGroupsAddUpExactly) {
+  constexpr int kLarge = 3, kLargeRounds = 6, kKeys = 100, kSmall = 10, kSmallRounds = 40;
+  std::atomic<int> unexpected{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kLarge; ++t) {
+    threads.emplace_back([&] {
+      std::vector<RmwKey> keys;
+      for (int k = 0; k < kKeys; ++k) keys.push_back({std::nullopt, HotKey(200 + k)});
+      for (int round = 0; round < kLargeRounds; ++round) {
+        Status s = store_->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          for (int k = 0; k < kKeys; ++k) {
+            b.PutItem(keys[k].key, Counter(CounterOf(reads[k]) + 1));
+          }
+          return Status::Ok();
+        });
+        if (!s.ok()) ++unexpected;
+      }
+    });
+  }
+  for (int t = 0; t < kSmall; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kSmallRounds; ++i) {
+        std::vector<RmwKey> keys = {{std::nullopt, HotKey(200 + (t * 7 + i) % kKeys)}};
+        Status s = store_->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          b.PutItem(keys[0].key, Counter(CounterOf(reads[0]) + 1));
+          return Status::Ok();
+        });
+        if (!s.ok()) ++unexpected;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(unexpected.load(), 0);
+  uint64_t total = 0;
+  for (int k = 0; k < kKeys; ++k) {
+    auto item = store_->GetItem(HotKey(200 + k));
+    ASSERT_TRUE(item.ok());
+    total += CounterOf(*item);
+  }
+  EXPECT_EQ(total, uint64_t{kLarge * kLargeRounds * kKeys + kSmall * kSmallRounds});
+}
+
 }  // namespace
 }  // namespace ttlstore::storage
