@@ -83,6 +83,17 @@ const Migration kMigrations[] = {
 
 const char* PgTableOf(Store::Space space) { return kSpaceTables[static_cast<size_t>(space)]; }
 
+PgStatement PgPointRead(Store::Space space, const std::vector<std::string>& keys,
+                        std::string_view suffix) {
+  const std::string select = std::string("SELECT k, v FROM ") + PgTableOf(space);
+  if (keys.size() == 1) {
+    return {select + " WHERE h = $1::bytea AND d = ''::bytea" + std::string(suffix), {keys[0]},
+            /*prepared=*/true};
+  }
+  return {select + " WHERE h = ANY($1::bytea[]) AND d = ''::bytea" + std::string(suffix),
+          {PgByteaArray(keys)}, /*prepared=*/true};
+}
+
 Status MigratePgSchema(PgConnection& conn) {
   PgError error;
   auto fail = [&](const std::string& what) -> Status {

@@ -29,6 +29,13 @@ std::string PgKeyDigest(std::string_view key);
 // The table holding one key space.
 const char* PgTableOf(Store::Space space);
 
+// The statement reading the rows (k, v) of `keys` of `space`, each no longer than a head (the
+// key itself is h, d is empty), with `suffix` after (" FOR UPDATE"): `h = $1` for one key (it
+// plans as a single probe, about half the cost), `h = ANY($1)` for more (one index scan, one
+// prepared statement whatever the count). REQUIRES: !keys.empty().
+PgStatement PgPointRead(Store::Space space, const std::vector<std::string>& keys,
+                        std::string_view suffix = "");
+
 // Brings the database's schema up to kPgSchemaVersion, or fails (kStorageUnavailable when the
 // database cannot be reached; kInternal with a message naming both versions when the database
 // holds a schema this binary cannot read). Safe to run from several processes at once: each

@@ -351,15 +351,7 @@ Result<std::optional<std::string>> PgStore::GetIn(Space space, std::string_view 
 
 Result<std::vector<std::optional<std::string>>> PgStore::FetchPoints(
     Space space, const std::vector<std::string>& keys) const {
-  // One key (an idle server's read) by the plainer statement, which plans as a single probe.
-  PgStatement read = keys.size() == 1
-                         ? PgStatement{"SELECT k, v FROM " + Table(space) +
-                                           " WHERE h = $1::bytea AND d = ''::bytea",
-                                       {keys[0]}, /*prepared=*/true}
-                         : PgStatement{"SELECT k, v FROM " + Table(space) +
-                                           " WHERE h = ANY($1::bytea[]) AND d = ''::bytea",
-                                       {PgByteaArray(keys)}, /*prepared=*/true};
-  ASSIGN_OR_RETURN(results, Run({std::move(read)}, nullptr));
+  ASSIGN_OR_RETURN(results, Run({PgPointRead(space, keys)}, nullptr));
   std::unordered_map<std::string_view, size_t> slot;
   for (size_t i = 0; i < keys.size(); ++i) slot.emplace(keys[i], i);
   std::vector<std::optional<std::string>> out(keys.size());
@@ -402,9 +394,7 @@ Result<std::vector<std::optional<std::string>>> PgStore::GetItems(
     s.sql += ")";
   }
   if (!short_keys.empty()) {
-    statements.push_back({"SELECT k, v FROM ttlstore_items WHERE h = ANY($1::bytea[]) AND "
-                          "d = ''::bytea",
-                          {PgByteaArray(short_keys)}, /*prepared=*/true});
+    statements.push_back(PgPointRead(Space::kItems, short_keys));
   }
   // Several statements read one snapshot, as one MultiGet does.
   ASSIGN_OR_RETURN(results, Run(statements, statements.size() > 1

@@ -56,15 +56,7 @@ void AddLockingReads(const std::vector<std::string>& tagged, std::vector<PgState
   Space run_space = Space::kItems;
   auto close_run = [&] {
     if (run.empty()) return;
-    if (run.size() == 1) {  // a single item's write: the plainer statement, about half the cost
-      out->push_back({"SELECT k, v FROM " + Table(run_space) +
-                          " WHERE h = $1::bytea AND d = ''::bytea FOR UPDATE",
-                      {std::move(run[0])}, /*prepared=*/true});
-    } else {
-      out->push_back({"SELECT k, v FROM " + Table(run_space) +
-                          " WHERE h = ANY($1::bytea[]) AND d = ''::bytea FOR UPDATE",
-                      {PgByteaArray(run)}, /*prepared=*/true});
-    }
+    out->push_back(PgPointRead(run_space, run, " FOR UPDATE"));
     spaces->push_back(run_space);
     run.clear();
   };
