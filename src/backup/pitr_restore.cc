@@ -135,12 +135,8 @@ Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_
         [&]() -> Status {
           if (!first) {
             ops::TablePtr now = catalog_.Find(source->name);
-            bool in_window = false;
-            if (now && now->id == source->id && now->pitr) {
-              RestorableWindow w = WindowOf(*now->pitr, clock_.NowMs(), max_window_ms_);
-              in_window = restore_ms >= w.earliest_ms && restore_ms <= w.latest_ms;
-            }
-            if (!in_window) {
+            if (!HistoryStillReaches(now.get(), source->id, restore_ms, clock_.NowMs(),
+                                     max_window_ms_)) {
               return Error::Internal("the source no longer holds the restore point");
             }
             *shared_views = OpenPitrViews(store_, source->id, restore_ms + 1);

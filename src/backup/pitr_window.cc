@@ -18,6 +18,13 @@ RestorableWindow WindowOf(const model::PitrSettings& pitr, int64_t now_ms, int64
   return w;
 }
 
+bool HistoryStillReaches(const model::TableDescriptor* table, uint32_t id, int64_t from_ms,
+                         int64_t now_ms, int64_t max_window_ms) {
+  if (!table || table->id != id || !table->pitr) return false;
+  RestorableWindow w = WindowOf(*table->pitr, now_ms, max_window_ms);
+  return from_ms >= w.earliest_ms && from_ms <= w.latest_ms;
+}
+
 int64_t TrimCutoffMs(const model::PitrSettings& pitr, int64_t now_ms, int64_t max_window_ms) {
   return now_ms - RetainedMs(pitr, max_window_ms);
 }

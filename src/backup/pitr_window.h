@@ -37,6 +37,13 @@ int64_t RetainedMs(const model::PitrSettings& pitr, int64_t max_window_ms);
 // LatestRestorableDateTime = now. An enable still pending (enabled_ms 0) counts as now.
 RestorableWindow WindowOf(const model::PitrSettings& pitr, int64_t now_ms, int64_t max_window_ms);
 
+// Whether `table` (as the catalog holds it now; nullptr when gone) is still the table of id
+// `id`, with PITR on, and its history still reaches back to `from_ms`: what a restore or an
+// export started over after a storage outage needs of its source (the restore point, the
+// export's first logged time).
+bool HistoryStillReaches(const model::TableDescriptor* table, uint32_t id, int64_t from_ms,
+                         int64_t now_ms, int64_t max_window_ms);
+
 // Change-log records dated before this are no longer needed by any restore inside the window.
 int64_t TrimCutoffMs(const model::PitrSettings& pitr, int64_t now_ms, int64_t max_window_ms);
 

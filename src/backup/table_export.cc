@@ -322,8 +322,8 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
         [&]() -> Status {
           if (!first) {
             ops::TablePtr now = catalog_.Find(descriptor->name);
-            if (!now || now->id != descriptor->id || !now->pitr ||
-                log_from < WindowOf(*now->pitr, clock_.NowMs(), max_window_ms_).earliest_ms) {
+            if (!HistoryStillReaches(now.get(), descriptor->id, log_from, clock_.NowMs(),
+                                     max_window_ms_)) {
               outcome = Error::Internal("the table's change log no longer reaches the export's "
                                         "time");
               return Status::Ok();

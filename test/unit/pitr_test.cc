@@ -17,6 +17,7 @@ namespace ttlstore {
 namespace {
 
 using backup::ChooseRestorePoint;
+using backup::HistoryStillReaches;
 using backup::kDayMs;
 using backup::RestorableWindow;
 using backup::UndoSet;
@@ -93,6 +94,23 @@ TEST(PitrWindow, TheServerWindowCapsTheRecoveryPeriod) {
   // A shorter RecoveryPeriodInDays than the server's window wins.
   p.recovery_period_days = 2;
   EXPECT_EQ(WindowOf(p, now, 35 * kDayMs).earliest_ms, now - 2 * kDayMs);
+}
+
+// What a restore or export started over after an outage asks of its source table.
+TEST(PitrWindow, HistoryStillReachesOnlyTheSameTableWithPitrWithinItsWindow) {
+  model::TableDescriptor t;
+  t.id = 7;
+  t.pitr = model::PitrSettings{};
+  t.pitr->enabled_ms = 1'000'000;
+  const int64_t now = 1'000'000 + 2 * 3'600'000, window = 3'600'000;  // one hour kept
+  EXPECT_TRUE(HistoryStillReaches(&t, 7, now - 1000, now, window));
+  EXPECT_TRUE(HistoryStillReaches(&t, 7, now - window, now, window));
+  EXPECT_FALSE(HistoryStillReaches(&t, 7, now - window - 1, now, window));  // trimmed
+  EXPECT_FALSE(HistoryStillReaches(&t, 7, now + 1, now, window));            // not yet
+  EXPECT_FALSE(HistoryStillReaches(&t, 8, now - 1000, now, window));  // dropped, name reused
+  EXPECT_FALSE(HistoryStillReaches(nullptr, 7, now - 1000, now, window));  // dropped
+  t.pitr.reset();
+  EXPECT_FALSE(HistoryStillReaches(&t, 7, now - 1000, now, window));  // PITR turned off
 }
 
 TEST(PitrWindow, APendingEnableHasAnEmptyWindowAtNow) {
