@@ -34,27 +34,14 @@ Result<int> PitrTrimmer::TrimOnce(int64_t now_ms) {
 }
 
 void PitrTrimmer::Start() {
-  thread_ = Thread("pitr-trimmer", [this] {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      auto result = TrimOnce(clock_.NowMs());
-      if (!result) {
-        spdlog::warn("event=pitr_trim_failed message=\"{}\"", result.error().message());
-      }
-      lock.lock();
-      wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_; });
+  thread_.Start("pitr-trimmer", interval_ms_, [this] {
+    auto result = TrimOnce(clock_.NowMs());
+    if (!result) {
+      spdlog::warn("event=pitr_trim_failed message=\"{}\"", result.error().message());
     }
   });
 }
 
-void PitrTrimmer::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void PitrTrimmer::Stop() { thread_.Stop(); }
 
 }  // namespace ttlstore::backup

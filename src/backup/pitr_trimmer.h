@@ -5,13 +5,11 @@
 // pass: nothing to resume (docs/background-jobs.md).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 
 #include "common/clock.h"
+#include "common/periodic_thread.h"
 #include "common/result.h"
-#include "common/thread.h"
 #include "ops/table_ops.h"
 #include "storage/store.h"
 
@@ -41,10 +39,7 @@ class PitrTrimmer {
   const Clock& clock_;
   int64_t max_window_ms_;
   int64_t interval_ms_;
-  Thread thread_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  PeriodicThread thread_;
 };
 
 }  // namespace ttlstore::backup

@@ -109,30 +109,17 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
 }
 
 void Trimmer::Start() {
-  thread_ = Thread("stream-trimmer", [this] {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      auto result = TrimOnce(log_.clock().NowMs());
-      if (!result) {
-        spdlog::warn("event=stream_trim_failed message=\"{}\"", result.error().message());
-      } else if (result->records || result->dropped_streams) {
-        spdlog::info("event=stream_trim records={} dropped_streams={}", result->records,
-                     result->dropped_streams);
-      }
-      lock.lock();
-      wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_; });
+  thread_.Start("stream-trimmer", interval_ms_, [this] {
+    auto result = TrimOnce(log_.clock().NowMs());
+    if (!result) {
+      spdlog::warn("event=stream_trim_failed message=\"{}\"", result.error().message());
+    } else if (result->records || result->dropped_streams) {
+      spdlog::info("event=stream_trim records={} dropped_streams={}", result->records,
+                   result->dropped_streams);
     }
   });
 }
 
-void Trimmer::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void Trimmer::Stop() { thread_.Stop(); }
 
 }  // namespace ttlstore::streams

@@ -6,13 +6,9 @@
 // scan of the records it removes, each shard's old records going in one DeleteRange.
 #pragma once
 
-#include "common/thread.h"
-
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 
+#include "common/periodic_thread.h"
 #include "common/result.h"
 #include "streams/stream_log.h"
 
@@ -38,10 +34,7 @@ class Trimmer {
  private:
   StreamLog& log_;
   int64_t interval_ms_;
-  Thread thread_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  PeriodicThread thread_;
 };
 
 }  // namespace ttlstore::streams
