@@ -5,10 +5,15 @@
 
 namespace ttlstore::vector {
 
+size_t BaseEf(size_t live, size_t k) {
+  const size_t steps = std::max<size_t>(1, (live + kEfBaseVectors - 1) / kEfBaseVectors);
+  return std::max(kEfBase * steps, 2 * k);
+}
+
 KnnPlan PlanKnn(size_t matches, size_t live, size_t k, size_t exact_up_to) {
   KnnPlan plan;
   if (live == 0 || k == 0 || matches <= exact_up_to) return plan;
-  size_t base = std::max(kEfBase, 2 * k);
+  size_t base = BaseEf(live, k);
   // ef = base * live / matches, rounded up; matches > live (documents the graph has not seen
   // yet) counts as an unfiltered search.
   size_t m = std::min(matches, live);

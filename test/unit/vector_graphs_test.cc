@@ -40,19 +40,31 @@ TEST(KnnPlan, ExactWithoutGraphOrForSmallSets) {
 }
 
 TEST(KnnPlan, EfGrowsAsTheFilterNarrows) {
-  KnnPlan all = vector::PlanKnn(1'000'000, 1'000'000, 10, 1000);
+  KnnPlan all = vector::PlanKnn(400'000, 400'000, 10, 1000);
   ASSERT_FALSE(all.exact);
   EXPECT_EQ(all.ef, vector::kEfBase);
-  KnnPlan tenth = vector::PlanKnn(100'000, 1'000'000, 10, 1000);
+  KnnPlan tenth = vector::PlanKnn(40'000, 400'000, 10, 1000);
   ASSERT_FALSE(tenth.exact);
   EXPECT_EQ(tenth.ef, vector::kEfBase * 10);
   // A large k widens the list: at least 2k.
-  KnnPlan big = vector::PlanKnn(1'000'000, 1'000'000, 500, 1000);
+  KnnPlan big = vector::PlanKnn(400'000, 400'000, 500, 1000);
   EXPECT_EQ(big.ef, 1000u);
   // More matches than vectors (documents not yet in the graph): an unfiltered search.
-  EXPECT_EQ(vector::PlanKnn(2'000'000, 1'000'000, 10, 1000).ef, vector::kEfBase);
+  EXPECT_EQ(vector::PlanKnn(800'000, 400'000, 10, 1000).ef, vector::kEfBase);
   // Too selective for the widest list: exact.
-  EXPECT_TRUE(vector::PlanKnn(10'000, 1'000'000, 10, 1000).exact);
+  EXPECT_TRUE(vector::PlanKnn(4'000, 400'000, 10, 1000).exact);
+}
+
+// A larger graph needs a wider list for the same recall (1M x 768: ef 256 -> 0.896, 512 ->
+// 0.963): kEfBase per started kEfBaseVectors.
+TEST(KnnPlan, TheBaseListGrowsWithTheGraph) {
+  EXPECT_EQ(vector::BaseEf(0, 10), vector::kEfBase);
+  EXPECT_EQ(vector::BaseEf(vector::kEfBaseVectors, 10), vector::kEfBase);
+  EXPECT_EQ(vector::BaseEf(vector::kEfBaseVectors + 1, 10), 2 * vector::kEfBase);
+  EXPECT_EQ(vector::BaseEf(1'000'000, 10), 512u);
+  EXPECT_EQ(vector::BaseEf(1'000'000, 400), 800u);  // 2k when wider
+  EXPECT_EQ(vector::PlanKnn(1'000'000, 1'000'000, 10, 1000).ef, 512u);
+  EXPECT_EQ(vector::PlanKnn(500'000, 1'000'000, 10, 1000).ef, 1024u);
 }
 
 TEST(KnnPlan, WidenEfStopsAtTheCapAndTheGraph) {
