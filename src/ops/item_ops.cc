@@ -157,7 +157,7 @@ std::optional<int64_t> UpdateExpiryEntry(storage::WriteBatch& batch,
 
 }  // namespace
 
-ItemOps::ItemOps(storage::Store& store)
+ItemOps::ItemOps(storage::Store& store, const Clock* clock)
     : store_(store),
       // Started from the wall clock in ns, so that numbers keep rising across restarts even when
       // two writes of one item share a millisecond on either side of a restart.
@@ -165,7 +165,9 @@ ItemOps::ItemOps(storage::Store& store)
           std::chrono::duration_cast<std::chrono::nanoseconds>(
               std::chrono::system_clock::now().time_since_epoch())
               .count())),
-      streams_(store) {}
+      streams_(store, clock) {
+  set_pitr_clock(clock);
+}
 
 void ItemOps::AddPitrRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
                             const std::string& encoded_key, const ReadOutcome& old) {

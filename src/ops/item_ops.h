@@ -62,7 +62,10 @@ model::Item KeyOf(const model::TableDescriptor& table, const model::Item& item);
 
 class ItemOps {
  public:
-  explicit ItemOps(storage::Store& store);
+  // `clock` (not owned; nullptr: the system clock) dates stream records (streams/stream_log.h)
+  // and PITR change-log records: the server passes its own, which `--clock-start-ms` may shift,
+  // so that records, their expiry and the trimmers agree with every other time it shows.
+  explicit ItemOps(storage::Store& store, const Clock* clock = nullptr);
 
   // The clock that dates PITR change-log records (storage/pitr_log.h); not owned. Default: the
   // system clock. The server sets its own (which `--clock-start-ms` may shift), so records and

@@ -174,8 +174,7 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
-  ops::ItemOps items(**store);
-  items.set_pitr_clock(&clock);
+  ops::ItemOps items(**store, &clock);
   items.streams().set_rollover_ms(flags.stream_shard_rollover_s * 1000);
   // A PITR enable a stop cut short between its two catalog writes gets its start time now.
   if (Status s = catalog.FinishPendingPitrEnables(); !s) {

@@ -361,3 +361,35 @@ def test_ttl_expiry_leaves_table_and_every_index_and_is_a_service_remove(ddb, st
     assert len(removes) == 1
     assert removes[0]["userIdentity"] == SERVICE
     assert removes[0]["dynamodb"]["OldImage"] == item
+
+
+def test_a_shifted_clock_dates_records_and_trims_them(start_server, tmp_path):
+    """--clock-start-ms moves every time the server shows, stream records included: a record's
+    ApproximateCreationDateTime, the stream's label and shard, and the 24-hour trimming follow
+    the server's clock, not the machine's (PITR and TTL already did)."""
+    start_ms = 1_577_836_800_000  # 2020-01-01T00:00:00Z
+    srv = start_server(tmp_path / "shifted", ["--clock-start-ms", str(start_ms),
+                                              "--stream-trim-interval-seconds", "1"])
+    ddb, streams = make_client(srv.endpoint), make_streams_client(srv.endpoint)
+    name = unique_name("clock")
+    arn = stream_table(ddb, name, "KEYS_ONLY")
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    records = read_all(streams, arn)
+    assert summary(records) == [("INSERT", "a")]
+    created = records[0]["dynamodb"]["ApproximateCreationDateTime"].timestamp()
+    assert start_ms / 1000 - 5 <= created <= start_ms / 1000 + 120, created
+    assert srv.stop(signal.SIGTERM, timeout=10) == 0
+    # The same data a day and a minute later (by the server's clock): the record is past the
+    # 24-hour retention and the trimmer's passes, dated by that clock, remove it.
+    srv = start_server(tmp_path / "shifted", ["--clock-start-ms", str(start_ms + 86_460_000),
+                                              "--stream-trim-interval-seconds", "1"])
+    ddb, streams = make_client(srv.endpoint), make_streams_client(srv.endpoint)
+
+    def remaining():
+        return [r for shard in shard_ids(streams, arn)
+                for r in read_all(streams, arn, iterator(streams, arn, shard=shard))]
+    deadline = time.monotonic() + 20
+    while remaining() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert remaining() == []
+    assert ddb.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
