@@ -242,7 +242,8 @@ def age_records(conninfo: str, due_from_ms: int, due_over_ms: int) -> int:
     they come due, the oldest at `due_from_ms`, the rest over `due_over_ms`, in number order: a
     record's value is format . event . flags . view type . created ms (varint) . ...
     (docs/formats.md, key space `streams`, keys `01`...), and it expires a day after its created
-    ms. (`--clock-start-ms` cannot do it: it does not date stream records.) Returns how many."""
+    ms. (Rewritten rather than written under `--clock-start-ms`: the records must come due at
+    chosen moments of the second run, spread over `due_over_ms`.) Returns how many."""
     rows = [line.split("|") for line in psql(
         conninfo, "SELECT encode(k, 'hex'), encode(v, 'hex') FROM ttlstore_streams "
                   "WHERE k >= '\\x01'::bytea AND k < '\\x02'::bytea ORDER BY k").split()]
