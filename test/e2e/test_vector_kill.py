@@ -17,13 +17,12 @@ import math
 import os
 import random
 import re
-import subprocess
 import threading
 import time
 
 import pytest
 
-from e2e_util import TTLSTORE_BIN, make_client, raw_call
+from e2e_util import check_data_dir, make_client, raw_call
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261127))
 SEEDS = [SEED + i for i in range(int(os.environ.get("TTLSTORE_CRASH_SEEDS", 2)))]
@@ -41,11 +40,8 @@ def call(port: int, op: str, body: dict) -> tuple[int, dict]:
 
 
 def check(data_dir) -> str:
-    proc = subprocess.run([TTLSTORE_BIN, "check", "--data-dir", str(data_dir)],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0 and proc.stdout.startswith("ok:"), \
-        f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
-    return proc.stdout.strip().splitlines()[-1]
+    """`ttlstore check` of the data (the server's database on PostgreSQL): its summary line."""
+    return check_data_dir(data_dir).strip().splitlines()[-1]
 
 
 def vector_index(port: int) -> dict | None:
