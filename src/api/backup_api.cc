@@ -6,6 +6,7 @@
 #include "api/request.h"
 #include "api/restore_overrides.h"
 #include "api/table_schema.h"
+#include "api/vector_index_schema.h"
 #include "backup/backups.h"
 #include "storage/key_codec.h"
 
@@ -235,7 +236,8 @@ Result<std::string> ListBackups(const Services& s, const rapidjson::Value& req) 
 Result<backup::RestoreOverrides> ParseRestoreOverrides(const std::optional<std::string>& billing,
                                                        const rapidjson::Value* throughput,
                                                        const rapidjson::Value* gsis,
-                                                       const rapidjson::Value* lsis) {
+                                                       const rapidjson::Value* lsis,
+                                                       const rapidjson::Value* vectors) {
   backup::RestoreOverrides overrides;
   if (billing) {
     overrides.billing_mode = *billing == "PAY_PER_REQUEST" ? model::BillingMode::kPayPerRequest
@@ -264,6 +266,45 @@ Result<backup::RestoreOverrides> ParseRestoreOverrides(const std::optional<std::
       (*out)->emplace_back(name->GetString(), name->GetStringLength());
     }
   }
+  // VectorIndexOverride: VectorIndex shapes (the SDK's); their name chooses, and what else they
+  // give must match the backup's index (RestoredDescriptorFrom).
+  if (vectors) {
+    overrides.vector_indexes.emplace();
+    size_t member = 0;
+    for (const auto& ix : vectors->GetArray()) {
+      ++member;
+      if (!ix.IsObject()) return Error::Serialization("Unexpected value type in VectorIndexOverride");
+      backup::RestoreOverrides::VectorChoice choice;
+      ASSIGN_OR_RETURN(name, OptString(ix, "IndexName"));
+      if (!name) {
+        return Error::Validation("One or more parameter values were invalid: a vector index "
+                                 "override needs an IndexName");
+      }
+      choice.name = *name;
+      ASSIGN_OR_RETURN(attribute, OptObject(ix, "VectorAttribute"));
+      if (attribute) {
+        ASSIGN_OR_RETURN(attr_name, OptString(*attribute, "AttributeName"));
+        choice.attribute = attr_name;
+      }
+      ASSIGN_OR_RETURN(dims, OptInt(ix, "Dimensions"));
+      if (dims) choice.dimensions = static_cast<uint32_t>(std::clamp<int64_t>(*dims, 0, UINT32_MAX));
+      ASSIGN_OR_RETURN(distance, OptString(ix, "DistanceFunction"));
+      if (distance) {
+        for (model::VectorMetric m : {model::VectorMetric::kCosine, model::VectorMetric::kEuclidean,
+                                      model::VectorMetric::kDotProduct}) {
+          if (*distance == DistanceFunctionName(m)) choice.metric = m;
+        }
+        if (!choice.metric) {
+          return Error::Validation("1 validation error detected: Value '" + *distance +
+                                   "' at 'vectorIndexOverride." + std::to_string(member) +
+                                   ".member.distanceFunction' failed to satisfy constraint: "
+                                   "Member must satisfy enum value set: [COSINE, DOT_PRODUCT, "
+                                   "EUCLIDEAN]");
+        }
+      }
+      overrides.vector_indexes->push_back(std::move(choice));
+    }
+  }
   return overrides;
 }
 
@@ -275,11 +316,7 @@ Result<std::string> RestoreTableFromBackup(const Services& s, const rapidjson::V
   ASSIGN_OR_RETURN(throughput, OptObject(req, "ProvisionedThroughputOverride"));
   ASSIGN_OR_RETURN(gsis, OptArray(req, "GlobalSecondaryIndexOverride"));
   ASSIGN_OR_RETURN(lsis, OptArray(req, "LocalSecondaryIndexOverride"));
-  // Vector indexes (issue 32): a restore keeps the backup's; choosing among them is not served
-  // yet (docs/vector-indexes.md, "Not served").
-  if (Field(req, "VectorIndexOverride")) {
-    return Error::Validation("VectorIndexOverride is not supported by this server yet");
-  }
+  ASSIGN_OR_RETURN(vectors, OptArray(req, "VectorIndexOverride"));
   Constraints c;
   c.NotNull("targetTableName", target.has_value());
   c.TableName("targetTableName", target, 3, /*all_errors=*/true);
@@ -287,7 +324,7 @@ Result<std::string> RestoreTableFromBackup(const Services& s, const rapidjson::V
   c.Length("backupArn", arn_opt, 37, 1024);
   c.Enum("billingModeOverride", billing, {"PROVISIONED", "PAY_PER_REQUEST"});
   if (!c.ok()) return c.ToError();
-  ASSIGN_OR_RETURN(overrides, ParseRestoreOverrides(billing, throughput, gsis, lsis));
+  ASSIGN_OR_RETURN(overrides, ParseRestoreOverrides(billing, throughput, gsis, lsis, vectors));
   ASSIGN_OR_RETURN(table, backups->StartRestore(*arn_opt, *target, overrides));
   return RenderUpdatedTable(s, *table);
 }

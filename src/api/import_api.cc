@@ -193,11 +193,6 @@ Result<std::string> ImportTable(const Services& s, const rapidjson::Value& req) 
   ASSIGN_OR_RETURN(compression, OptString(req, "InputCompressionType"));
   ASSIGN_OR_RETURN(options, OptObject(req, "InputFormatOptions"));
   ASSIGN_OR_RETURN(creation, OptObject(req, "TableCreationParameters"));
-  // Vector indexes on an imported table (issue 32) are not served yet (docs/vector-indexes.md).
-  if (creation && Field(*creation, "VectorIndexes")) {
-    return Error::Validation("TableCreationParameters.VectorIndexes is not supported by this "
-                             "server yet");
-  }
   Constraints c;
   c.NotNull("clientToken", token.has_value());
   if (token && (token->empty() || token->find('$') != std::string::npos)) {

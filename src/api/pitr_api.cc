@@ -121,11 +121,7 @@ Result<std::string> RestoreTableToPointInTime(const Services& s, const rapidjson
   ASSIGN_OR_RETURN(lsis, OptArray(req, "LocalSecondaryIndexOverride"));
   ASSIGN_OR_RETURN(sse, OptObject(req, "SSESpecificationOverride"));
   (void)sse;  // accepted: data at rest is the data dir's business (docs/compatibility.md)
-  // Vector indexes (issue 32): a restore keeps the backup's; choosing among them is not served
-  // yet (docs/vector-indexes.md, "Not served").
-  if (Field(req, "VectorIndexOverride")) {
-    return Error::Validation("VectorIndexOverride is not supported by this server yet");
-  }
+  ASSIGN_OR_RETURN(vectors, OptArray(req, "VectorIndexOverride"));
   const rapidjson::Value* when = Field(req, "RestoreDateTime");
   if (when && !when->IsNumber()) {
     return Error::Serialization("NUMBER_VALUE cannot be converted to Date");
@@ -153,7 +149,7 @@ Result<std::string> RestoreTableToPointInTime(const Services& s, const rapidjson
         "Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be "
         "specified, but not both");
   }
-  ASSIGN_OR_RETURN(overrides, ParseRestoreOverrides(billing, throughput, gsis, lsis));
+  ASSIGN_OR_RETURN(overrides, ParseRestoreOverrides(billing, throughput, gsis, lsis, vectors));
   backup::PitrRestoreRequest r;
   if (source_arn) {
     ASSIGN_OR_RETURN(parts, ParseTableArn(*source_arn));

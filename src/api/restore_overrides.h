@@ -1,6 +1,6 @@
 // The overrides RestoreTableFromBackup and RestoreTableToPointInTime share (BillingModeOverride,
-// ProvisionedThroughputOverride, GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride),
-// parsed once for both (backup_api.cc).
+// ProvisionedThroughputOverride, GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride,
+// VectorIndexOverride), parsed once for both (backup_api.cc).
 #pragma once
 
 #include <optional>
@@ -16,6 +16,7 @@ namespace ttlstore::api {
 Result<backup::RestoreOverrides> ParseRestoreOverrides(const std::optional<std::string>& billing,
                                                        const rapidjson::Value* throughput,
                                                        const rapidjson::Value* gsis,
-                                                       const rapidjson::Value* lsis);
+                                                       const rapidjson::Value* lsis,
+                                                       const rapidjson::Value* vectors);
 
 }  // namespace ttlstore::api

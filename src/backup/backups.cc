@@ -149,10 +149,37 @@ Result<model::TableDescriptor> RestoredDescriptorFrom(const model::TableDescript
       }
     }
   }
+  if (overrides.vector_indexes) {
+    for (const auto& choice : *overrides.vector_indexes) {
+      auto it = std::find_if(src.indexes.begin(), src.indexes.end(),
+                             [&](const model::SecondaryIndex& ix) {
+                               return ix.IsVector() && ix.name == choice.name;
+                             });
+      if (it == src.indexes.end()) {
+        return Error::Validation("One or more parameter values were invalid: The vector index " +
+                                 choice.name + " does not exist in the backup");
+      }
+      const model::VectorIndexSettings& v = *it->vector;
+      if ((choice.attribute && *choice.attribute != v.attribute) ||
+          (choice.dimensions && *choice.dimensions != v.dimensions) ||
+          (choice.metric && *choice.metric != v.metric)) {
+        return Error::Validation("One or more parameter values were invalid: The vector index " +
+                                 choice.name + " in VectorIndexOverride does not match the "
+                                 "backup's (VectorAttribute, Dimensions and DistanceFunction "
+                                 "must be as they are)");
+      }
+    }
+  }
   for (model::SecondaryIndex ix : src.indexes) {
     const auto& keep = ix.global ? overrides.global_indexes : overrides.local_indexes;
-    // A vector index is neither: the GSI and LSI overrides leave it (docs/vector-indexes.md).
+    // A vector index is neither: the GSI and LSI overrides leave it, VectorIndexOverride
+    // chooses among the vector indexes (docs/vector-indexes.md, "Restores").
     if (!ix.IsVector() && keep && std::find(keep->begin(), keep->end(), ix.name) == keep->end()) {
+      continue;
+    }
+    if (ix.IsVector() && overrides.vector_indexes &&
+        std::none_of(overrides.vector_indexes->begin(), overrides.vector_indexes->end(),
+                     [&](const RestoreOverrides::VectorChoice& c) { return c.name == ix.name; })) {
       continue;
     }
     ix.status = model::IndexStatus::kActive;  // the restore writes every entry

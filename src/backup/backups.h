@@ -57,6 +57,15 @@ struct RestoreOverrides {
   // Names of the secondary indexes to keep (each must exist in the backup); nullopt: keep all.
   std::optional<std::vector<std::string>> global_indexes;
   std::optional<std::vector<std::string>> local_indexes;
+  // VectorIndexOverride: the vector indexes to keep (nullopt: all), each as the request described
+  // it; what it gives of attribute, dimensions and metric must match the backup's index.
+  struct VectorChoice {
+    std::string name;
+    std::optional<std::string> attribute;
+    std::optional<uint32_t> dimensions;
+    std::optional<model::VectorMetric> metric;
+  };
+  std::optional<std::vector<VectorChoice>> vector_indexes;
 };
 
 // Writes `table` (items or Tablestore rows) into a new backup file at `path`.

@@ -393,10 +393,46 @@ describe('table rules', () => {
       ProvisionedThroughputOverride: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 },
     })));
     assert.match(err.message, /on-demand capacity mode/);
-    const overrideErr = await rejection(client.send(new RestoreTableFromBackupCommand({
-      TargetTableName: 'DocsOv', BackupArn: BackupDetails.BackupArn, VectorIndexOverride: [],
+    // VectorIndexOverride chooses among the backup's vector indexes (the SDK's doc: "The
+    // indexes provided must match existing vector indexes from the backup. You can choose to
+    // exclude some or all").
+    const missing = await rejection(client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsOv', BackupArn: BackupDetails.BackupArn,
+      VectorIndexOverride: [{ IndexName: 'nope', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM, DistanceFunction: 'COSINE' }],
     })));
-    assert.equal(overrideErr.message, 'VectorIndexOverride is not supported by this server yet');
+    assert.equal(missing.message, 'One or more parameter values were invalid: The vector index nope does not exist in the backup');
+    const mismatch = await rejection(client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsOv', BackupArn: BackupDetails.BackupArn,
+      VectorIndexOverride: [{ IndexName: 'cos', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM + 1, DistanceFunction: 'COSINE' }],
+    })));
+    assert.match(mismatch.message, /The vector index cos in VectorIndexOverride does not match the backup's/);
+    await client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsOne', BackupArn: BackupDetails.BackupArn,
+      VectorIndexOverride: [{ IndexName: 'euc', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM, DistanceFunction: 'EUCLIDEAN' }],
+    }));
+    await client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsNone', BackupArn: BackupDetails.BackupArn, VectorIndexOverride: [],
+    }));
+    for (const name of ['DocsOne', 'DocsNone']) {
+      await waitFor(`the restore of ${name} to finish`, async () => {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+        return Table.TableStatus === 'ACTIVE';
+      }, { timeoutMs: 30000, intervalMs: 100 });
+    }
+    const one = (await client.send(new DescribeTableCommand({ TableName: 'DocsOne' }))).Table;
+    assert.deepEqual(one.VectorIndexes.map((v) => v.IndexName), ['euc']);
+    assert.equal(one.VectorIndexes[0].ItemCount, items.size);
+    const q1 = randomVector();
+    const kept = await client.send(new SearchVectorsCommand({
+      TableName: 'DocsOne', IndexName: 'euc', SearchVector: asList(q1).L, TopK: 10,
+    }));
+    assertSameRanking(kept.SearchResults, bruteForce('EUCLIDEAN', q1, 10));
+    const dropped = await rejection(client.send(new SearchVectorsCommand({
+      TableName: 'DocsOne', IndexName: 'cos', SearchVector: asList(q1).L, TopK: 10,
+    })));
+    assert.equal(dropped.message, 'The table does not have the specified index: cos');
+    const none = (await client.send(new DescribeTableCommand({ TableName: 'DocsNone' }))).Table;
+    assert.equal((none.VectorIndexes ?? []).length, 0);
     await client.send(new RestoreTableFromBackupCommand({
       TargetTableName: 'DocsCopy', BackupArn: BackupDetails.BackupArn,
     }));
