@@ -289,18 +289,13 @@ Result<backup::RestoreOverrides> ParseRestoreOverrides(const std::optional<std::
       ASSIGN_OR_RETURN(dims, OptInt(ix, "Dimensions"));
       if (dims) choice.dimensions = static_cast<uint32_t>(std::clamp<int64_t>(*dims, 0, UINT32_MAX));
       ASSIGN_OR_RETURN(distance, OptString(ix, "DistanceFunction"));
-      if (distance) {
-        for (model::VectorMetric m : {model::VectorMetric::kCosine, model::VectorMetric::kEuclidean,
-                                      model::VectorMetric::kDotProduct}) {
-          if (*distance == DistanceFunctionName(m)) choice.metric = m;
-        }
-        if (!choice.metric) {
-          return Error::Validation("1 validation error detected: Value '" + *distance +
-                                   "' at 'vectorIndexOverride." + std::to_string(member) +
-                                   ".member.distanceFunction' failed to satisfy constraint: "
-                                   "Member must satisfy enum value set: [COSINE, DOT_PRODUCT, "
-                                   "EUCLIDEAN]");
-        }
+      Constraints c;
+      c.Enum("vectorIndexOverride." + std::to_string(member) + ".member.distanceFunction",
+             distance, {"COSINE", "DOT_PRODUCT", "EUCLIDEAN"});
+      if (!c.ok()) return c.ToError();
+      for (model::VectorMetric m : {model::VectorMetric::kCosine, model::VectorMetric::kEuclidean,
+                                    model::VectorMetric::kDotProduct}) {
+        if (distance == DistanceFunctionName(m)) choice.metric = m;
       }
       overrides.vector_indexes->push_back(std::move(choice));
     }

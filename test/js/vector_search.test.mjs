@@ -406,6 +406,11 @@ describe('table rules', () => {
       VectorIndexOverride: [{ IndexName: 'cos', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM + 1, DistanceFunction: 'COSINE' }],
     })));
     assert.match(mismatch.message, /The vector index cos in VectorIndexOverride does not match the backup's/);
+    const badEnum = await rejection(client.send(new RestoreTableFromBackupCommand({
+      TargetTableName: 'DocsOv', BackupArn: BackupDetails.BackupArn,
+      VectorIndexOverride: [{ IndexName: 'cos', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM, DistanceFunction: 'MANHATTAN' }],
+    })));
+    assert.equal(badEnum.message, "1 validation error detected: Value 'MANHATTAN' at 'vectorIndexOverride.1.member.distanceFunction' failed to satisfy constraint: Member must satisfy enum value set: [COSINE, DOT_PRODUCT, EUCLIDEAN]");
     await client.send(new RestoreTableFromBackupCommand({
       TargetTableName: 'DocsOne', BackupArn: BackupDetails.BackupArn,
       VectorIndexOverride: [{ IndexName: 'euc', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM, DistanceFunction: 'EUCLIDEAN' }],
