@@ -128,6 +128,14 @@ def keys_present(client, table: str = TABLE) -> set[str]:
             return keys
 
 
+def values_by_key(client, attr: str, table: str = TABLE) -> dict[str, int]:
+    """pk -> the Number attribute `attr` of every item (a consistent scan)."""
+    out: dict[str, int] = {}
+    for page in client.get_paginator("scan").paginate(TableName=table, ConsistentRead=True):
+        out.update({it["pk"]["S"]: int(it[attr]["N"]) for it in page["Items"]})
+    return out
+
+
 def index_count(client, index: str, table: str = TABLE) -> int:
     total, start = 0, None
     while True:

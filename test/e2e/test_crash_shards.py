@@ -78,6 +78,16 @@ def scan_keys(ddb) -> set[str]:
             return keys
 
 
+def check_writer_order(records) -> None:
+    """Per writer, puts came one after another: their sequence numbers rise in that order."""
+    by_writer: dict[str, list[tuple[int, int]]] = {}
+    for _, key, seq in records:
+        writer, i = key.rsplit("-", 1)
+        by_writer.setdefault(writer, []).append((int(i), seq))
+    for writer, pairs in by_writer.items():
+        assert [s for _, s in sorted(pairs)] == sorted(s for _, s in pairs), writer
+
+
 def write_until_killed(ddb, round_no: int, acked: dict[str, int]) -> list[threading.Thread]:
     def work(t):
         i = 0
@@ -134,13 +144,7 @@ def test_kill_during_rollovers_loses_and_duplicates_nothing(start_server, tmp_pa
     assert set(keys) == items, "an item without its record or a record without its item"
     assert set(acked) <= items, "an acknowledged write was lost"
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), "numbers do not rise by shard"
-    # Per writer, acknowledged puts came one after another: their numbers rise in that order.
-    by_writer: dict[str, list[tuple[int, int]]] = {}
-    for _, key, seq in records:
-        writer, i = key.rsplit("-", 1)
-        by_writer.setdefault(writer, []).append((int(i), seq))
-    for writer, pairs in by_writer.items():
-        assert [s for _, s in sorted(pairs)] == sorted(s for _, s in pairs), writer
+    check_writer_order(records)
     shards = all_shards(streams, arn)
     numbers = [shard_no(s["ShardId"]) for s in shards]
     assert numbers == sorted(set(numbers)) and len(numbers) >= 2, numbers

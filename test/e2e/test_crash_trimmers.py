@@ -29,7 +29,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from e2e_util import check_data_dir, make_client, make_streams_client
 from test_crash_jobs import (SEEDS, TABLE, check, create_table, fill, item, keys_present,
-                             kill_at_random, report, stream_records, wait_until)
+                             kill_at_random, report, stream_records, values_by_key, wait_until)
 
 DAY_MS = 86_400_000
 OLD_ITEMS = 1500
@@ -141,9 +141,7 @@ def test_pitr_trimmer_killed(start_server, tmp_path, seed):
 
     srv = start_server(data, flags)
     client = make_client(srv.endpoint)
-    items = {}
-    for page in client.get_paginator("scan").paginate(TableName=TABLE, ConsistentRead=True):
-        items.update({it["pk"]["S"]: int(it["v"]["N"]) for it in page["Items"]})
+    items = values_by_key(client, "v")
     for key, n in acked.items():
         # The write after the last acknowledged one may have landed before the kill.
         assert items.get(key, 0) >= n, f"acknowledged update of {key} to {n} lost"

@@ -28,7 +28,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from e2e_util import ServerProcess, make_client, make_streams_client
 from pg_util import check_storage, pg_ctl, private_pg, schema_conninfo
 from test_crash_jobs import (GSI, TABLE, create_table, fill, in_background, index_count,
-                             index_status, item, keys_present, stream_records, wait_until)
+                             index_status, item, keys_present, stream_records, values_by_key,
+                             wait_until)
 from test_pitr import enable_pitr
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261127))
@@ -144,17 +145,7 @@ def test_acknowledged_writes_survive_a_database_crash_under_load(pg, serve, tmp_
     stop.set()
     for t in threads:
         t.join(timeout=30)
-    items = {}
-    start = None
-    while True:
-        args = dict(TableName=TABLE, ConsistentRead=True)
-        if start:
-            args["ExclusiveStartKey"] = start
-        page = client.scan(**args)
-        items.update({it["pk"]["S"]: int(it["n"]["N"]) for it in page["Items"]})
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            break
+    items = values_by_key(client, "n")
     lost = [k for k in acked if k not in items]
     assert not lost, f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
     twice = [k for k, n in items.items() if n > 2]

@@ -40,9 +40,9 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from e2e_util import make_client, make_streams_client
 from pg_util import psql
-from test_crash_jobs import wait_until
-from test_crash_shards import (FLAGS, TABLE, WRITERS, all_shards, read_everything, scan_keys,
-                               shard_no)
+from test_crash_jobs import values_by_key, wait_until
+from test_crash_shards import (FLAGS, TABLE, WRITERS, all_shards, check_writer_order,
+                               read_everything, scan_keys, shard_no)
 from test_pg_crash import RECOVER_S, SEEDS, crash_database, finish, retrying
 from test_pg_crash import pg, serve  # noqa: F401  (fixtures)
 from test_pitr import enable_pitr, pitr_desc
@@ -149,14 +149,16 @@ def settled_stream(streams, arn: str, ok, timeout: float = 30):
         time.sleep(0.3)
 
 
-def check_writer_order(records) -> None:
-    """Per writer, puts came one after another: their sequence numbers rise in that order."""
-    by_writer: dict[str, list[tuple[int, int]]] = {}
-    for _, key, seq in records:
-        writer, i = key.rsplit("-", 1)
-        by_writer.setdefault(writer, []).append((int(i), seq))
-    for writer, pairs in by_writer.items():
-        assert [s for _, s in sorted(pairs)] == sorted(s for _, s in pairs), writer
+def check_acknowledged(records, items: set[str], acked) -> tuple[list[str], list[int]]:
+    """Every acknowledged put is an item, every item was acknowledged, and no key has two
+    records. Returns the records' keys and sequence numbers."""
+    keys = [k for _, k, _ in records]
+    seqs = [s for _, _, s in records]
+    lost = sorted(set(acked) - items)
+    assert not lost, f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
+    assert items == set(acked), "an item no writer was answered for"
+    assert len(set(keys)) == len(keys), "a record twice (or in two shards)"
+    return keys, seqs
 
 
 def stream_table(client) -> str:
@@ -194,12 +196,7 @@ def test_shard_rollover(pg, serve, tmp_path, seed):
     records, shards = settled_stream(streams, arn, lambda r, s: (
         {k for _, k, _ in r} == items
         and all("EndingSequenceNumber" in x["SequenceNumberRange"] for x in s[:-1])))
-    keys = [k for _, k, _ in records]
-    seqs = [s for _, _, s in records]
-    lost = sorted(set(acked) - items)
-    assert not lost, f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
-    assert items == set(acked), "an item no writer was answered for"
-    assert len(set(keys)) == len(keys), "a record in two shards (or twice in one)"
+    keys, seqs = check_acknowledged(records, items, acked)
     assert set(keys) == items, \
         f"items without their record: {sorted(items - set(keys))[:5]}, records without " \
         f"their item: {sorted(set(keys) - items)[:5]}"
@@ -304,14 +301,9 @@ def test_stream_trimmer(pg, serve, start_server, tmp_path, seed):
     assert old_keys <= items, "the trimmer touched items"
     new_items = items - old_keys
     records, shards = settled_stream(streams, arn, lambda r, s: {k for _, k, _ in r} == new_items)
-    keys = [k for _, k, _ in records]
-    seqs = [s for _, _, s in records]
+    keys, seqs = check_acknowledged(records, new_items, acked)
     left = old_keys & set(keys)
     assert not left, f"{len(left)} expired records left, e.g. {sorted(left)[:5]}"
-    lost = sorted(set(acked) - new_items)
-    assert not lost, f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
-    assert new_items == set(acked), "an item no writer was answered for"
-    assert len(set(keys)) == len(keys), "a record twice"
     assert set(keys) == new_items, \
         f"new items without their record (trimmed too early?): " \
         f"{sorted(new_items - set(keys))[:5]}"
@@ -412,16 +404,7 @@ def test_pitr_trimmer(pg, serve, tmp_path, seed):
                "the change log emptied after the last write")
     emptied_after = time.time() - last_ack[0]
     assert pitr_desc(client, TABLE)["PointInTimeRecoveryStatus"] == "ENABLED"
-    items, start = {}, None
-    while True:
-        args = dict(TableName=TABLE, ConsistentRead=True)
-        if start:
-            args["ExclusiveStartKey"] = start
-        page = client.scan(**args)
-        items.update({it["pk"]["S"]: int(it["v"]["N"]) for it in page["Items"]})
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            break
+    items = values_by_key(client, "v", TABLE)
     assert items == final, "the table does not hold every acknowledged update"
     finish(srv, tmp_path / "data", conninfo)
     print(f"\npg-crash-streams pitr seed={seed} kill_after_ms={kill_ms:.0f} "
