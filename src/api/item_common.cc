@@ -57,7 +57,7 @@ Result<std::optional<expr::Condition>> ParseCondition(const rapidjson::Value& re
 }
 
 Result<std::optional<expr::Projection>> ParseProjection(const rapidjson::Value& req,
-                                                       expr::Placeholders& ph) {
+                                                        expr::Placeholders& ph) {
   ASSIGN_OR_RETURN(text, OptString(req, "ProjectionExpression"));
   if (text) {
     ASSIGN_OR_RETURN(p, expr::Projection::Parse(*text, ph.names, &ph.used_names));
@@ -81,7 +81,9 @@ void WriteProjected(JsonWriter& w, const model::Item& item,
 namespace {
 
 // One "ConsumedCapacity" object: the table's units plus every index's in CapacityUnits, and
-// under INDEXES the breakdown (Table, GlobalSecondaryIndexes / LocalSecondaryIndexes by name).
+// under INDEXES the breakdown (Table, GlobalSecondaryIndexes / LocalSecondaryIndexes by name,
+// and VectorIndexes by name with VectorWriteRequestBytes: the developer guide's "Monitoring
+// vector index capacity" reports these for writes under INDEXES only, outside CapacityUnits).
 void WriteCapacityEntry(JsonWriter& w, const std::string& mode, const std::string& table_name,
                         double table_units, const std::vector<ops::IndexCapacity>& indexes) {
   double total = table_units;
@@ -100,7 +102,7 @@ void WriteCapacityEntry(JsonWriter& w, const std::string& mode, const std::strin
     for (bool global : {false, true}) {
       bool any = false;
       for (const auto& ix : indexes) {
-        if (ix.global != global) continue;
+        if (ix.vector || ix.global != global) continue;
         if (!any) {
           w.Key(global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
           w.StartObject();
@@ -114,6 +116,21 @@ void WriteCapacityEntry(JsonWriter& w, const std::string& mode, const std::strin
       }
       if (any) w.EndObject();
     }
+    bool any_vector = false;
+    for (const auto& ix : indexes) {
+      if (!ix.vector) continue;
+      if (!any_vector) {
+        w.Key("VectorIndexes");
+        w.StartObject();
+        any_vector = true;
+      }
+      w.Key(ix.name.c_str(), static_cast<rapidjson::SizeType>(ix.name.size()));
+      w.StartObject();
+      w.Key("VectorWriteRequestBytes");
+      w.Double(ix.vector_bytes);
+      w.EndObject();
+    }
+    if (any_vector) w.EndObject();
   }
   w.EndObject();
 }
@@ -148,6 +165,7 @@ void TableCapacity::AddIndexes(const std::vector<ops::IndexCapacity>& more) {
       indexes.push_back(ix);
     } else {
       it->units += ix.units;
+      it->vector_bytes += ix.vector_bytes;
     }
   }
 }

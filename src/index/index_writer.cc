@@ -50,6 +50,32 @@ EntryChange ChangeOf(const std::optional<Entry>& before, const std::optional<Ent
   return {.remove = before && (!after || before->key != after->key), .put = after && !same};
 }
 
+// An entry as replicated to a vector index: the vector as float32, the rest by the item-size
+// rule (model/item_size.h).
+size_t ReplicatedEntryBytes(const model::SecondaryIndex& index, const Entry& entry) {
+  size_t bytes = 0;
+  for (const auto& [name, value] : entry.value()) {
+    bytes += name.size();
+    bytes += name == index.vector->attribute ? 4 * size_t{index.vector->dimensions}
+                                             : model::ValueSize(value);
+  }
+  return bytes;
+}
+
+// The table key attributes of `item`, by the item-size rule: what removing its entry replicates.
+size_t KeyBytes(const model::TableDescriptor& table, const model::Item& item) {
+  size_t bytes = 0;
+  for (const model::KeyElement* e : table.key.HashElements()) {
+    if (auto it = item.find(e->name); it != item.end())
+      bytes += e->name.size() + model::ValueSize(it->second);
+  }
+  for (const model::KeyElement* e : table.key.RangeElements()) {
+    if (auto it = item.find(e->name); it != item.end())
+      bytes += e->name.size() + model::ValueSize(it->second);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& table,
@@ -95,6 +121,10 @@ std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,
     IndexEntryWrites writes{&index, {}};
     if (change.remove) writes.sizes.push_back(static_cast<size_t>(before->size));
     if (change.put) writes.sizes.push_back(static_cast<size_t>(after->size));
+    if (index.IsVector()) {
+      writes.replicated_bytes =
+          change.put ? ReplicatedEntryBytes(index, *after) : KeyBytes(table, before->value());
+    }
     out.push_back(std::move(writes));
   }
   return out;

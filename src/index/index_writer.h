@@ -28,9 +28,14 @@ void AddIndexChanges(storage::WriteBatch& batch, const model::TableDescriptor& t
 // before nor after, writes nothing; an item entering or leaving an index, or a change of only
 // its projected attributes, one entry; a changed index key two (the old entry's delete, the new
 // entry's put). One size per entry write, in bytes.
+// For a vector index, `replicated_bytes` is what the change replicates to it, reported as
+// VectorWriteRequestBytes (docs/vector-indexes.md, "Write capacity"): the new entry, its vector
+// counted as float32 (4 bytes per dimension) and every other attribute by the item-size rule,
+// or, when the item only leaves the index, the item's table key.
 struct IndexEntryWrites {
   const model::SecondaryIndex* index;
   std::vector<size_t> sizes;
+  size_t replicated_bytes = 0;
 };
 std::vector<IndexEntryWrites> IndexWritesOf(const model::TableDescriptor& table,
                                             const model::Item* old_item,

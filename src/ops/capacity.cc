@@ -21,9 +21,12 @@ std::vector<IndexCapacity> IndexWriteCapacity(const model::TableDescriptor& tabl
   std::vector<IndexCapacity> out;
   if (table.indexes.empty()) return out;
   for (const index::IndexEntryWrites& w : index::IndexWritesOf(table, old_item, new_item)) {
-    // A vector index's writes are reported as VectorWriteRequestBytes, not capacity units
-    // (not reported yet: docs/vector-indexes.md).
-    if (w.index->IsVector()) continue;
+    if (w.index->IsVector()) {
+      out.push_back({.name = w.index->name,
+                     .vector = true,
+                     .vector_bytes = static_cast<double>(w.replicated_bytes)});
+      continue;
+    }
     IndexCapacity c{w.index->name, w.index->global, 0};
     for (size_t bytes : w.sizes) c.units += WriteCapacityUnits(bytes);
     out.push_back(std::move(c));

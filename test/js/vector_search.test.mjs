@@ -322,6 +322,94 @@ describe('vector indexes', () => {
   });
 });
 
+describe('write capacity', () => {
+  // VectorWriteRequestBytes: the developer guide's "Monitoring vector index capacity" (write
+  // operations under INDEXES report a VectorIndexes map, apart from CapacityUnits); what counts
+  // is Chosen (docs/vector-indexes.md): the entry replicated, its vector at 4 bytes per
+  // dimension and every other attribute by the item-size rule; a removal replicates the key.
+  const CAP = 'VecCap';
+  const vec = () => asList(randomVector());
+  // id 'c1' (2 + 2), title 'hello' (5 + 5), emb (3 + 4 × 16)
+  const FULL = 2 + 2 + 5 + 5 + 3 + 4 * DIM;
+  const KEYS = 2 + 2 + 3 + 4 * DIM;  // KEYS_ONLY: id and the vector
+  const vectorBytes = (cc) => Object.fromEntries(Object.entries(cc.VectorIndexes ?? {})
+    .map(([name, v]) => [name, v.VectorWriteRequestBytes]));
+
+  before(async () => {
+    await client.send(new CreateTableCommand({
+      TableName: CAP, BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      VectorIndexes: [
+        { IndexName: 'all', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM,
+          DistanceFunction: 'COSINE', Projection: { ProjectionType: 'ALL' } },
+        { IndexName: 'keys', VectorAttribute: { AttributeName: 'emb' }, Dimensions: DIM,
+          DistanceFunction: 'EUCLIDEAN', Projection: { ProjectionType: 'KEYS_ONLY' } },
+      ],
+    }));
+  });
+
+  test('single-item writes report the bytes each vector index receives, under INDEXES only', async () => {
+    const put = await client.send(new PutItemCommand({
+      TableName: CAP, Item: { id: { S: 'c1' }, title: { S: 'hello' }, emb: vec() },
+      ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.equal(put.ConsumedCapacity.CapacityUnits, 1);
+    assert.deepEqual(put.ConsumedCapacity.Table, { CapacityUnits: 1 });
+    assert.deepEqual(vectorBytes(put.ConsumedCapacity), { all: FULL, keys: KEYS });
+    assert.equal(put.ConsumedCapacity.GlobalSecondaryIndexes, undefined);
+
+    const total = await client.send(new PutItemCommand({
+      TableName: CAP, Item: { id: { S: 'c1' }, title: { S: 'hello' }, emb: vec() },
+      ReturnConsumedCapacity: 'TOTAL',
+    }));
+    assert.deepEqual(total.ConsumedCapacity, { TableName: CAP, CapacityUnits: 1 });
+
+    // A change of an attribute only the ALL index projects leaves the KEYS_ONLY index alone.
+    const upd = await client.send(new UpdateItemCommand({
+      TableName: CAP, Key: { id: { S: 'c1' } }, UpdateExpression: 'SET title = :t',
+      ExpressionAttributeValues: { ':t': { S: 'hello, world' } }, ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.deepEqual(vectorBytes(upd.ConsumedCapacity), { all: FULL + 7 });
+
+    // An item without the vector is in neither index: no VectorIndexes at all.
+    const plain = await client.send(new PutItemCommand({
+      TableName: CAP, Item: { id: { S: 'c2' }, title: { S: 'x' } }, ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.equal(plain.ConsumedCapacity.VectorIndexes, undefined);
+
+    const del = await client.send(new DeleteItemCommand({
+      TableName: CAP, Key: { id: { S: 'c1' } }, ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.deepEqual(vectorBytes(del.ConsumedCapacity), { all: 4, keys: 4 });
+  });
+
+  test('batches, transactions and PartiQL sum them per table', async () => {
+    const batch = await client.send(new BatchWriteItemCommand({
+      RequestItems: { [CAP]: ['b1', 'b2'].map((id) => ({ PutRequest: { Item: { id: { S: id }, emb: vec() } } })) },
+      ReturnConsumedCapacity: 'INDEXES',
+    }));
+    const one = 2 + 2 + 3 + 4 * DIM;  // id 'bN' and the vector: the same entry in both indexes
+    assert.deepEqual(vectorBytes(batch.ConsumedCapacity[0]), { all: 2 * one, keys: 2 * one });
+
+    const tx = await client.send(new TransactWriteItemsCommand({
+      TransactItems: [
+        { Put: { TableName: CAP, Item: { id: { S: 't1' }, emb: vec() } } },
+        { Delete: { TableName: CAP, Key: { id: { S: 'b1' } } } },
+      ],
+      ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.deepEqual(vectorBytes(tx.ConsumedCapacity[0]), { all: one + 4, keys: one + 4 });
+
+    const v = randomVector();
+    const pq = await client.send(new ExecuteStatementCommand({
+      Statement: `INSERT INTO "${CAP}" VALUE {'id': 'p1', 'emb': [${v.join(', ')}]}`,
+      ReturnConsumedCapacity: 'INDEXES',
+    }));
+    assert.deepEqual(vectorBytes(pq.ConsumedCapacity), { all: one, keys: one });
+  });
+});
+
 describe('table rules', () => {
   test('vector indexes need an on-demand table and defined SearchSchema attributes', async () => {
     const base = {
