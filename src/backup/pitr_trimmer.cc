@@ -35,6 +35,7 @@ Result<int> PitrTrimmer::TrimOnce(int64_t now_ms) {
 
 void PitrTrimmer::Start() {
   thread_.Start("pitr-trimmer", interval_ms_, [this] {
+    if (!storage::MayRun(keeper_, kPitrTrimLeaseUnit)) return;
     auto result = TrimOnce(clock_.NowMs());
     if (!result) {
       spdlog::warn("event=pitr_trim_failed message=\"{}\"", result.error().message());

@@ -11,20 +11,27 @@
 #include "common/periodic_thread.h"
 #include "common/result.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::backup {
 
+// The trimmer's unit of work (storage/lease.h): one process at a time trims.
+inline const std::string kPitrTrimLeaseUnit = "pitr/trim";
+
 class PitrTrimmer {
  public:
-  // Passes run every `interval_ms`; `max_window_ms` is --pitr-window-hours.
+  // Passes run every `interval_ms`; `max_window_ms` is --pitr-window-hours. With a `keeper`,
+  // passes run only while it holds kPitrTrimLeaseUnit.
   PitrTrimmer(storage::Store& store, const ops::TableCatalog& catalog, const Clock& clock,
-              int64_t max_window_ms, int64_t interval_ms)
+              int64_t max_window_ms, int64_t interval_ms,
+              const storage::LeaseKeeper* keeper = nullptr)
       : store_(store),
         catalog_(catalog),
         clock_(clock),
         max_window_ms_(max_window_ms),
-        interval_ms_(interval_ms) {}
+        interval_ms_(interval_ms),
+        keeper_(keeper) {}
   ~PitrTrimmer() { Stop(); }
 
   // One pass at `now_ms`. Returns the number of tables whose log was trimmed.
@@ -39,6 +46,7 @@ class PitrTrimmer {
   const Clock& clock_;
   int64_t max_window_ms_;
   int64_t interval_ms_;
+  const storage::LeaseKeeper* keeper_;
   PeriodicThread thread_;
 };
 

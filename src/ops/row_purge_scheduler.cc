@@ -19,6 +19,7 @@ void RowPurgeScheduler::Stop() {
 }
 
 void RowPurgeScheduler::Pass() {
+  if (!storage::MayRun(keeper_, kPurgeLeaseUnit)) return;
   auto start = std::chrono::steady_clock::now();
   auto stats = purger_.PurgeAll();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -36,7 +36,10 @@
 #include "ops/table_ops.h"
 #include "ops/vector_graphs.h"
 #include "server/http_server.h"
+#include "server/lease_metrics.h"
 #include "server/metrics.h"
+#include "storage/lease.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 #include "streams/trimmer.h"
 #include "tablestore/signing.h"
@@ -70,6 +73,9 @@ struct ServeFlags {
   int64_t version_purge_interval_s = 3600;
   int64_t stream_shard_rollover_s = 4 * 3600;
   int64_t stream_trim_interval_s = 60;
+  // Leases of background work (storage/lease_keeper.h): how long a grant lasts; a unit whose
+  // process died is taken over within this and a third.
+  double lease_seconds = 5;
   std::string backup_dir;
   std::string export_dir;
   int64_t incremental_export_min_s = 900;
@@ -222,8 +228,17 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   tablestore_services.search = &search_engine;
-  ops::RowPurgeScheduler purge_scheduler(purger,
-                                         std::chrono::seconds(flags.version_purge_interval_s));
+  // Background work that one process at a time does, with several on one database
+  // (storage/lease.h). Leases are dated by the wall clock, never by --clock-start-ms.
+  SystemClock lease_clock;
+  storage::Leases leases(**store, lease_clock, storage::LeaseOwnerName());
+  storage::LeaseKeeper lease_keeper(leases,
+                                    static_cast<int64_t>(flags.lease_seconds * 1000.0));
+  lease_keeper.Want(streams::kTrimLeaseUnit);
+  lease_keeper.Want(backup::kPitrTrimLeaseUnit);
+  lease_keeper.Want(ops::kPurgeLeaseUnit);
+  ops::RowPurgeScheduler purge_scheduler(
+      purger, std::chrono::seconds(flags.version_purge_interval_s), &lease_keeper);
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
   // interrupted lost its table above (DropAbandonedRestores); its record is marked FAILED here.
   backup::Imports imports(**store, catalog, items, clock, flags.data_dir + "/imports",
@@ -256,7 +271,8 @@ int Serve(const ServeFlags& flags) {
   services.knn_exact_up_to = flags.knn_exact_up_to;
   // Keeps every PITR change log to its window; a tenth of the window between passes, 1-60 s.
   backup::PitrTrimmer pitr_trimmer(**store, catalog, clock, pitr_window_ms,
-                                   std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000));
+                                   std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000),
+                                   &lease_keeper);
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
   index::IndexBuilder index_builder(**store, catalog);
   services.index_builder = &index_builder;
@@ -321,7 +337,9 @@ int Serve(const ServeFlags& flags) {
   });
   ttl::Sweeper sweeper(effective.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
-  streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000);
+  streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000,
+                                  &lease_keeper);
+  metrics.AddSource([&lease_keeper] { return server::RenderLeaseMetrics(lease_keeper); });
   server::HttpServer http(effective.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -337,6 +355,7 @@ int Serve(const ServeFlags& flags) {
                http.threads());
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
+  lease_keeper.Start();
   sweeper.Start();
   stream_trimmer.Start();
   pitr_trimmer.Start();
@@ -354,6 +373,7 @@ int Serve(const ServeFlags& flags) {
   pitr_trimmer.Stop();
   index_builder.Stop();
   ttl_backfiller.Stop();
+  lease_keeper.Stop();  // after the jobs: hands their units to another process at once
   spdlog::info("event=stopped");
   return 0;  // `store` closes RocksDB as it goes out of scope, after every session has ended
 }
@@ -513,6 +533,11 @@ int main(int argc, char** argv) {
                     "Seconds between passes that drop stream records past their retention "
                     "(default: 60; lower it for testing)")
       ->check(CLI::Range(int64_t{1}, int64_t{86400}));
+  serve->add_option("--lease-seconds", flags.lease_seconds,
+                    "How long a process's lease of a unit of background work lasts without "
+                    "renewal; with several processes on one database, a unit whose process died "
+                    "is taken over within this and a third (default: 5)")
+      ->check(CLI::Range(0.3, 3600.0));
   serve->add_option("--knn-exact-up-to", flags.knn_exact_up_to,
                     "KNN queries (Tablestore) and SearchVectors whose filter or index leaves at "
                     "most this many documents are ranked exactly; larger ones go through the "

@@ -10,6 +10,7 @@
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "server/content_decoding.h"
+#include "server/health.h"
 #include "server/service_headers.h"
 #include "tablestore/front_end.h"
 
@@ -296,8 +297,7 @@ Response HandleRequest(const HandlerContext& ctx, const Request& req,
     api_call = true;
     out = Tablestore(ctx, req, target, operation, outcome);
   } else if (req.method() == http::verb::get && path == "/health") {
-    out.content_type = "application/json";
-    out.body = R"({"status":"ok"})";
+    out = HealthResponse(ctx.services.items.store());
   } else if (req.method() == http::verb::get && path == "/metrics") {
     out.content_type = "text/plain; version=0.0.4";
     out.body = ctx.metrics.Render();

@@ -35,7 +35,18 @@ constexpr const char* kSpaceTables[] = {
     "ttlstore_meta",   "ttlstore_catalog", "ttlstore_items",   "ttlstore_stats",
     "ttlstore_expiry", "ttlstore_indexes", "ttlstore_streams", "ttlstore_rows",
     "ttlstore_purge",  "ttlstore_pitr",    "ttlstore_search",  "ttlstore_sequences",
+    "ttlstore_leases",
 };
+
+// The spaces version 1 created (the first twelve); later ones come with their own migration.
+constexpr size_t kVersion1Spaces = 12;
+
+// One key space's table (see Version1 for the key columns).
+std::string SpaceTable(const char* name, bool yugabyte) {
+  const std::string pk = yugabyte ? "PRIMARY KEY (h ASC, d ASC)" : "PRIMARY KEY (h, d)";
+  return std::string("CREATE TABLE ") + name +
+         " (h bytea NOT NULL, d bytea NOT NULL, k bytea NOT NULL, v bytea NOT NULL, " + pk + ")";
+}
 
 // Version 1: one table per key space. A key is stored whole in `k`, but a B-tree entry holds at
 // most about 2.7 KB and an item key can be longer (a 2048-byte partition key and a 1024-byte
@@ -45,13 +56,10 @@ constexpr const char* kSpaceTables[] = {
 // primary key's first column unless told ASC, which would turn every range scan into a full
 // scan; PostgreSQL does not accept ASC there, so the clause depends on the engine.
 std::vector<std::string> Version1(bool yugabyte) {
-  const std::string pk = yugabyte ? "PRIMARY KEY (h ASC, d ASC)" : "PRIMARY KEY (h, d)";
   std::vector<std::string> out;
-  for (size_t i = 0; i < Store::kSpaceCount; ++i) {
+  for (size_t i = 0; i < kVersion1Spaces; ++i) {
     if (static_cast<Store::Space>(i) == Store::Space::kStats) continue;
-    out.push_back(std::string("CREATE TABLE ") + kSpaceTables[i] +
-                  " (h bytea NOT NULL, d bytea NOT NULL, k bytea NOT NULL, v bytea NOT NULL, " +
-                  pk + ")");
+    out.push_back(SpaceTable(kSpaceTables[i], yugabyte));
   }
   // Stats are sums of additions spread over shards, so concurrent writers to one table do not
   // all wait on one row (docs/storage.md).
@@ -74,9 +82,17 @@ std::vector<std::string> Version2(bool yugabyte) {
           (yugabyte ? "PRIMARY KEY (h ASC, d ASC))" : "PRIMARY KEY (h, d))")};
 }
 
+// Version 3: the leases of background work (storage/lease.h, docs/background-jobs.md). Older
+// binaries can read the database; they run background work without leases, so run one version
+// at a time when several processes share a database.
+std::vector<std::string> Version3(bool yugabyte) {
+  return {SpaceTable(kSpaceTables[static_cast<size_t>(Store::Space::kLeases)], yugabyte)};
+}
+
 const Migration kMigrations[] = {
     {1, 1, "key spaces, stats shards, counters", &Version1},
     {2, 1, "read-modify-write key locks", &Version2},
+    {3, 1, "leases of background work", &Version3},
 };
 
 }  // namespace

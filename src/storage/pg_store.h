@@ -30,6 +30,7 @@ class PgStore final : public Store {
   // options.storage is the libpq connection string or URI.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   ~PgStore() override;
+  bool SharedByProcesses() const override { return true; }
 
   Result<std::vector<std::optional<std::string>>> GetItems(
       const std::vector<std::string>& keys) const override;

@@ -139,6 +139,7 @@ Result<std::unique_ptr<Store>> RocksStore::Open(const StoreOptions& options) {
       {"pitr", cf_options},
       {"search", cf_options},
       {"sequences", cf_options},
+      {"leases", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;

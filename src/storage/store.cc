@@ -32,6 +32,7 @@ Store::Space Store::SpaceOf(Family family) {
     case Family::kPitr: return Space::kPitr;
     case Family::kSearch: return Space::kSearch;
     case Family::kSequences: return Space::kSequences;
+    case Family::kLeases: return Space::kLeases;
   }
   return Space::kStreams;
 }

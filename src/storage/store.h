@@ -79,7 +79,9 @@ class Store;
 class BatchSink;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
-enum class Family : uint8_t { kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences };
+enum class Family : uint8_t {
+  kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases,
+};
 
 // What became of a WriteBatch (WriteBatch::OnOutcome).
 enum class BatchOutcome {
@@ -203,6 +205,11 @@ class Store {
   // (docs/storage.md, "Read-modify-write"). Errors: `fn`'s status, or the storage's.
   Status ReadModifyWrite(const std::vector<RmwKey>& keys, const RmwFunction& fn);
 
+  // Whether other processes may open the same store at once: a database (PostgreSQL) may be
+  // shared; a RocksDB folder is locked by the one process that opened it, so a lease another
+  // owner left in it is a dead process's (storage/lease_keeper.h).
+  virtual bool SharedByProcesses() const { return false; }
+
   // Attempts of read-modify-write (and of plain batches) started over after a serialization
   // failure or deadlock, since Open (for /metrics and tests).
   uint64_t conflict_retries() const { return conflict_retries_.load(); }
@@ -268,9 +275,9 @@ class Store {
   // --- For backends (storage/backend.h): every key space, Store's own included. ---
   enum class Space : uint8_t {
     kMeta, kCatalog, kItems, kStats, kExpiry,
-    kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences,
+    kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases,
   };
-  static constexpr size_t kSpaceCount = 12;
+  static constexpr size_t kSpaceCount = 13;
   static Space SpaceOf(Family family);
 
  protected:

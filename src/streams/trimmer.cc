@@ -110,6 +110,7 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
 
 void Trimmer::Start() {
   thread_.Start("stream-trimmer", interval_ms_, [this] {
+    if (!storage::MayRun(keeper_, kTrimLeaseUnit)) return;
     auto result = TrimOnce(log_.clock().NowMs());
     if (!result) {
       spdlog::warn("event=stream_trim_failed message=\"{}\"", result.error().message());

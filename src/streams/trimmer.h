@@ -10,6 +10,7 @@
 
 #include "common/periodic_thread.h"
 #include "common/result.h"
+#include "storage/lease_keeper.h"
 #include "streams/stream_log.h"
 
 namespace ttlstore::streams {
@@ -19,10 +20,17 @@ struct TrimStats {
   uint64_t dropped_streams = 0;  // dropped tables' streams forgotten
 };
 
+// The trimmer's unit of work (storage/lease.h): with several processes on one database, one of
+// them trims at a time.
+inline const std::string kTrimLeaseUnit = "streams/trim";
+
 class Trimmer {
  public:
-  // Passes run every `interval_ms`, dated by the log's clock.
-  Trimmer(StreamLog& log, int64_t interval_ms = 60'000) : log_(log), interval_ms_(interval_ms) {}
+  // Passes run every `interval_ms`, dated by the log's clock; with a `keeper`, only while it
+  // holds kTrimLeaseUnit.
+  Trimmer(StreamLog& log, int64_t interval_ms = 60'000,
+          const storage::LeaseKeeper* keeper = nullptr)
+      : log_(log), interval_ms_(interval_ms), keeper_(keeper) {}
   ~Trimmer() { Stop(); }
 
   // One pass at time `now_ms`: removes records that expired before now_ms.
@@ -34,6 +42,7 @@ class Trimmer {
  private:
   StreamLog& log_;
   int64_t interval_ms_;
+  const storage::LeaseKeeper* keeper_;
   PeriodicThread thread_;
 };
 

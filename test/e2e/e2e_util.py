@@ -84,6 +84,11 @@ class ServerProcess:
                 "--data-dir", str(self.data_dir),
                 # a test that names its own --storage keeps it
                 *([] if "--storage" in self.extra_args else pg_storage_args(self.data_dir)),
+                # On a database a restarted server waits for a killed one's leases to run out
+                # (docs/background-jobs.md, "Leases"): short ones, so the tests' trimmers
+                # resume within about a second, as on RocksDB (which takes them at once).
+                *(["--lease-seconds", "1"] if E2E_PG and "--lease-seconds" not in self.extra_args
+                  else []),
                 *self.extra_args]
         self._log = open(self.log_path, "ab")
         start_offset = self._log.tell()

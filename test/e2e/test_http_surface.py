@@ -100,7 +100,7 @@ def test_a_body_of_another_type_or_none_is_the_404(server):
 
 def test_our_health_and_metrics_stay(server):
     status, _, body = request(server.port, "GET", "/health")
-    assert (status, json.loads(body)) == (200, {"status": "ok"})
+    assert (status, json.loads(body)) == (200, {"status": "ok", "storage": "reachable"})
     status, _, body = request(server.port, "GET", "/metrics")
     assert status == 200 and b"ttlstore_requests_total" in body
 

@@ -1,13 +1,16 @@
 """The PostgreSQL backend (`serve --storage`, docs/storage.md) end to end: data kept in the
 database across restarts, TTL deletions, the start-up refusals (unreachable database: exit 2;
 a schema from a newer binary: refused naming both versions), an outage during serving answered
-with the retryable error and recovered from without a restart, and `ttlstore check --storage`.
+with the retryable error (and GET /health with 503) and recovered from without a restart, and
+`ttlstore check --storage`.
 
 Each test module gets its own throwaway PostgreSQL 15 (scripts/pg-server.sh: Debian's
 postgresql-15, a temporary cluster on 127.0.0.1), so the outage test can stop and start it.
 """
 from __future__ import annotations
 
+import http.client
+import json
 import socket
 import subprocess
 import time
@@ -125,14 +128,29 @@ def test_a_schema_from_a_newer_binary_is_refused_naming_both_versions(pg, tmp_pa
     srv.stop()
 
 
+def _health(port: int) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/health")
+        r = conn.getresponse()
+        return r.status, json.loads(r.read())
+    finally:
+        conn.close()
+
+
 def test_an_outage_gets_the_retryable_error_and_serving_resumes_by_itself(pg, tmp_path):
     srv = _serve(tmp_path, schema_conninfo(pg, "outage"), "o")
     ddb = make_client(srv.endpoint)
     name = unique_name("pgout")
     _table(ddb, name)
     ddb.put_item(TableName=name, Item={"pk": {"S": "before"}})
+    assert _health(srv.port) == (200, {"status": "ok", "storage": "reachable"})
     pg_ctl("halt", pg)
     try:
+        # A load balancer's health check takes the process out of rotation.
+        status, body = _health(srv.port)
+        assert (status, body["status"], body["storage"]) == (503, "unavailable", "unreachable")
+        assert body["message"]
         for op in (lambda: ddb.put_item(TableName=name, Item={"pk": {"S": "during"}}),
                    lambda: ddb.get_item(TableName=name, Key={"pk": {"S": "before"}})):
             with pytest.raises(ClientError) as e:
@@ -153,4 +171,5 @@ def test_an_outage_gets_the_retryable_error_and_serving_resumes_by_itself(pg, tm
             time.sleep(0.2)
     got = sorted(i["pk"]["S"] for i in ddb.scan(TableName=name)["Items"])
     assert got == ["after", "before"]  # the write refused during the outage is not there
+    assert _health(srv.port)[0] == 200
     srv.stop()

@@ -1,17 +1,25 @@
-"""Two ttlstore processes on one PostgreSQL database (issue 34's first step): conditional
-increments of one hot counter, sent to either process in turn, add up exactly. Each increment is
-UpdateItem `ADD n :one` with a condition on the value the client last read; a client whose
-condition failed reads again and retries. With the read-modify-write serialized only inside each
-process, two clients going to different processes could both pass their condition on the same
-old value and both add: the final value would exceed the acknowledged increments. The storage's
-read-modify-write (docs/storage.md, "Read-modify-write") locks the key in the database.
+"""Several ttlstore processes on one PostgreSQL database (issue 34): conditional increments of
+a few hot counters, sent by each client to the three processes in turn, add up exactly, through
+UpdateItem and through TransactWriteItems; and the leases of background work
+(docs/background-jobs.md, "Leases"): one process holds each unit, a kill -9 of the holder hands
+its units to another within the lease time, a clean stop at once.
+
+Each increment adds one with a condition on the value the client last read; a client whose
+condition failed (or whose transaction was cancelled by it) reads again and retries. With the
+read-modify-write serialized only inside each process, two clients going to different processes
+could both pass their condition on the same old value and both add: the final value would exceed
+the acknowledged increments. The storage's read-modify-write (docs/storage.md,
+"Read-modify-write") locks the keys in the database.
 
 Runs on its own throwaway PostgreSQL 15 (scripts/pg-server.sh), like test_pg_backend.py.
 """
 from __future__ import annotations
 
+import http.client
+import re
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -22,8 +30,10 @@ from e2e_util import ServerProcess, make_client, unique_name
 ROOT = Path(__file__).resolve().parents[2]
 PG_SCRIPT = ROOT / "scripts" / "pg-server.sh"
 
+PROCESSES = 3
 CLIENTS = 6
-INCREMENTS_PER_CLIENT = 25
+INCREMENTS_PER_CLIENT = 20
+HOT_COUNTERS = 2
 
 
 def _pg(*args: str) -> str:
@@ -43,25 +53,43 @@ def pg():
     _pg("stop", env["TTLSTORE_PG_DIR"])
 
 
-def _serve(tmp_path, conninfo: str, name: str) -> ServerProcess:
+def _serve(tmp_path, conninfo: str, name: str, *extra: str) -> ServerProcess:
     return ServerProcess(tmp_path / f"data-{name}", tmp_path / f"{name}.log",
-                         ["--storage", conninfo]).start()
+                         ["--storage", conninfo, *extra]).start()
 
 
-def test_conditional_increments_through_two_processes_add_up(pg, tmp_path):
+def _increment(ddb, table: str, key: dict, condition: str, values: dict, transact: bool) -> None:
+    update = {"TableName": table, "Key": key, "UpdateExpression": "ADD n :one",
+              "ConditionExpression": condition,
+              "ExpressionAttributeValues": {":one": {"N": "1"}, **values}}
+    if transact:
+        ddb.transact_write_items(TransactItems=[{"Update": update}])
+    else:
+        ddb.update_item(**update)
+
+
+def _failed_condition(e: ClientError) -> bool:
+    code = e.response["Error"]["Code"]
+    if code == "ConditionalCheckFailedException":
+        return True
+    return (code == "TransactionCanceledException" and
+            [r["Code"] for r in e.response["CancellationReasons"]] == ["ConditionalCheckFailed"])
+
+
+@pytest.mark.parametrize("transact", [False, True], ids=["UpdateItem", "TransactWriteItems"])
+def test_conditional_increments_through_three_processes_add_up(pg, tmp_path, transact):
     conninfo = pg["TTLSTORE_TEST_PG"]
-    first = _serve(tmp_path, conninfo, "a")
-    second = None
+    servers = [_serve(tmp_path, conninfo, "p0")]
     try:
         name = unique_name("hot")
-        ddb_a = make_client(first.endpoint)
-        ddb_a.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        ddb0 = make_client(servers[0].endpoint)
+        ddb0.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
         # Started after the table exists: a process reads the catalog at start (issue 34).
-        second = _serve(tmp_path, conninfo, "b")
-        endpoints = [first.endpoint, second.endpoint]
-        acknowledged = [0] * CLIENTS
+        servers += [_serve(tmp_path, conninfo, f"p{i}") for i in range(1, PROCESSES)]
+        endpoints = [s.endpoint for s in servers]
+        acknowledged = [[0] * HOT_COUNTERS for _ in range(CLIENTS)]
         conflicts = [0] * CLIENTS
         errors: list = []
 
@@ -69,27 +97,24 @@ def test_conditional_increments_through_two_processes_add_up(pg, tmp_path):
             clients = [make_client(e) for e in endpoints]
             turn = c
             try:
-                while acknowledged[c] < INCREMENTS_PER_CLIENT:
-                    ddb = clients[turn % 2]
+                while sum(acknowledged[c]) < INCREMENTS_PER_CLIENT:
+                    ddb = clients[turn % PROCESSES]
+                    counter = turn % HOT_COUNTERS
                     turn += 1
-                    got = ddb.get_item(TableName=name, Key={"pk": {"S": "counter"}},
-                                       ConsistentRead=True).get("Item")
+                    key = {"pk": {"S": f"counter{counter}"}}
+                    got = ddb.get_item(TableName=name, Key=key, ConsistentRead=True).get("Item")
                     if got is None:
                         condition, values = "attribute_not_exists(n)", {}
                     else:
-                        condition = "n = :old"
-                        values = {":old": got["n"]}
+                        condition, values = "n = :old", {":old": got["n"]}
                     try:
-                        ddb.update_item(TableName=name, Key={"pk": {"S": "counter"}},
-                                        UpdateExpression="ADD n :one",
-                                        ConditionExpression=condition,
-                                        ExpressionAttributeValues={":one": {"N": "1"}, **values})
+                        _increment(ddb, name, key, condition, values, transact)
                     except ClientError as e:
-                        if e.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                        if not _failed_condition(e):
                             raise
                         conflicts[c] += 1
                         continue
-                    acknowledged[c] += 1
+                    acknowledged[c][counter] += 1
             except Exception as e:  # reported below: a thread's exception is otherwise lost
                 errors.append(e)
 
@@ -100,16 +125,84 @@ def test_conditional_increments_through_two_processes_add_up(pg, tmp_path):
             t.join(timeout=300)
         assert not any(t.is_alive() for t in threads)
         assert errors == []
-        total = sum(acknowledged)
-        assert total == CLIENTS * INCREMENTS_PER_CLIENT
-        for ddb in (ddb_a, make_client(second.endpoint)):
-            item = ddb.get_item(TableName=name, Key={"pk": {"S": "counter"}},
-                                ConsistentRead=True)["Item"]
-            assert item["n"] == {"N": str(total)}
+        for counter in range(HOT_COUNTERS):
+            total = sum(a[counter] for a in acknowledged)
+            for endpoint in endpoints:
+                item = make_client(endpoint).get_item(
+                    TableName=name, Key={"pk": {"S": f"counter{counter}"}},
+                    ConsistentRead=True)["Item"]
+                assert item["n"] == {"N": str(total)}, (counter, endpoint)
         # The clients did race (a condition failed at least once): the test exercised the lock.
-        print(f"acknowledged={total} condition_failures={sum(conflicts)}")
+        print(f"acknowledged={CLIENTS * INCREMENTS_PER_CLIENT} "
+              f"condition_failures={sum(conflicts)}")
         assert sum(conflicts) > 0
     finally:
-        if second is not None:
-            second.stop()
-        first.stop()
+        for srv in servers:
+            srv.stop()
+
+
+LEASE_SECONDS = 1.5
+UNITS = ("pitr/trim", "streams/trim", "tablestore/purge")
+
+
+def _leases(srv: ServerProcess) -> tuple[dict, int]:
+    """The units /metrics says this process holds (unit -> 0/1), and its takeovers."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    held = {m.group(1): int(m.group(2))
+            for m in re.finditer(r'^ttlstore_lease_held\{unit="([^"]+)"\} (\d+)$', text, re.M)}
+    takeovers = re.search(r"^ttlstore_lease_takeovers_total (\d+)$", text, re.M)
+    return held, int(takeovers.group(1))
+
+
+def _wait_for_holder(srv: ServerProcess, timeout: float) -> float:
+    """Seconds until `srv` holds every unit (fails past `timeout`)."""
+    start = time.monotonic()
+    while True:
+        held, _ = _leases(srv)
+        if all(held.get(u) == 1 for u in UNITS):
+            return time.monotonic() - start
+        assert time.monotonic() - start < timeout, f"{srv.endpoint} holds {held}"
+        time.sleep(0.05)
+
+
+def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
+    conninfo = pg["TTLSTORE_TEST_PG"]
+    args = ["--storage", conninfo, "--lease-seconds", str(LEASE_SECONDS)]
+
+    def serve(name):
+        return ServerProcess(tmp_path / f"data-{name}", tmp_path / f"{name}.log", args).start()
+
+    first = serve("la")
+    second = serve("lb")
+    third = None
+    try:
+        # The first took both units as it started; the second's attempts find them live.
+        _wait_for_holder(first, 10)
+        for _ in range(3):
+            time.sleep(LEASE_SECONDS / 2)
+            assert _leases(first)[0] == {u: 1 for u in UNITS}
+            assert _leases(second) == ({u: 0 for u in UNITS}, 0)
+        # kill -9 of the holder: the other takes both over once the lease runs out (lease time
+        # and a third at most, plus a renewal round; the bound asserted is generous).
+        first.kill()
+        took = _wait_for_holder(second, 10 * LEASE_SECONDS)
+        assert _leases(second)[1] == len(UNITS)
+        print(f"taken over {took:.2f} s after the kill (lease {LEASE_SECONDS} s)")
+        # A new process holds nothing while the second renews; a clean stop of the second
+        # releases both, and the new one takes them at its next round, not a takeover.
+        third = serve("lc")
+        time.sleep(LEASE_SECONDS)
+        assert _leases(third) == ({u: 0 for u in UNITS}, 0)
+        second.stop()
+        handed = _wait_for_holder(third, 10 * LEASE_SECONDS)
+        assert _leases(third)[1] == 0
+        print(f"handed over {handed:.2f} s after the stop")
+    finally:
+        for srv in (third, second, first):
+            if srv is not None and srv.alive():
+                srv.stop()

@@ -105,7 +105,7 @@ def test_plain_http_to_the_tls_port_is_closed_and_the_server_lives_on(tls_server
     ctx = ssl.create_default_context(cafile=str(certs / "cert.pem"))
     conn = http.client.HTTPSConnection("127.0.0.1", tls_server.port, timeout=5, context=ctx)
     conn.request("GET", "/health")
-    assert conn.getresponse().read() == b'{"status":"ok"}'
+    assert conn.getresponse().read() == b'{"status":"ok","storage":"reachable"}'
     conn.close()
     assert tls_server.alive()
 
