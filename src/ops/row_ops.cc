@@ -88,6 +88,11 @@ Status RowOps::ApplyUpdate(const model::TableDescriptor& table, const RowChange&
         break;
       case CellChange::Kind::kIncrement: {
         int64_t base = 0;
+        // The sum's version is never older than the version it adds to: a write whose time was
+        // read before it waited for the row's lock (or another process's clock a little
+        // ahead) may find a newer version there, and a sum stamped below it would stay hidden
+        // behind it, the increment lost. At the same time it replaces that version.
+        int64_t stamp = now_ms;
         if (const Column* c = row.Find(cell.column)) {
           if (const versions::Version* latest = versions::LatestVisible(*c, options, now_ms)) {
             if (latest->value.type != model::CellType::kInteger) {
@@ -95,13 +100,14 @@ Status RowOps::ApplyUpdate(const model::TableDescriptor& table, const RowChange&
                                        " is not of type INTEGER and cannot be incremented.");
             }
             base = latest->value.integer;
+            stamp = std::max(stamp, latest->timestamp_ms);
           }
         }
         int64_t sum;
         if (__builtin_add_overflow(base, cell.value.integer, &sum)) {
           return Error::Validation("Increment of column: " + cell.column + " overflows INT64.");
         }
-        versions::PutVersion(row.FindOrAdd(cell.column), now_ms, model::CellValue::Integer(sum));
+        versions::PutVersion(row.FindOrAdd(cell.column), stamp, model::CellValue::Integer(sum));
         break;
       }
     }
@@ -231,11 +237,14 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   }
   auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
   if (!key) return key.error();
-  const int64_t now_ms = clock_.NowMs();
   uint64_t trimmed = 0;
   RETURN_IF_ERROR(store_.ReadModifyWrite(
       {{storage::Family::kRows, *key}},
       [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        // The write's time is read with the row locked, so the versions it stamps follow the
+        // order the row's writers commit in (and an INCREMENT never stamps below the version
+        // it adds to: ApplyUpdate).
+        const int64_t now_ms = clock_.NowMs();
         ASSIGN_OR_RETURN(old, DecodeRead(reads[0]));
         return Stage(table, change, *key, std::move(old), now_ms, nullptr, batch, after,
                      &trimmed);
@@ -251,7 +260,6 @@ Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChan
   if (change.primary_key.empty()) return Error::Validation("The primary key is empty.");
   auto sequence_key = versions::SequenceKey(table.id, schema.primary_key, change.primary_key[0]);
   if (!sequence_key) return sequence_key.error();
-  const int64_t now_ms = clock_.NowMs();
   uint64_t trimmed = 0;
   RowChange generated;
   // A read-modify-write of the partition key's record: the value is chosen from it and the
@@ -259,6 +267,7 @@ Status RowOps::WriteGenerated(const model::TableDescriptor& table, const RowChan
   RETURN_IF_ERROR(store_.ReadModifyWrite(
       {{storage::Family::kSequences, *sequence_key}},
       [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        const int64_t now_ms = clock_.NowMs();  // with the record locked, as in Write
         std::optional<int64_t> last;
         if (reads[0]) {
           last = versions::DecodeSequenceValue(*reads[0]);

@@ -14,7 +14,6 @@ Status RowOps::WriteAll(const model::TableDescriptor& table, const std::vector<R
                         std::vector<versions::StoredRow>* afters, size_t* failed,
                         std::vector<std::vector<versions::PkCell>>* written_keys) {
   const auto& schema = *table.tablestore;
-  const int64_t now_ms = clock_.NowMs();
   const int ai = schema.AutoIncrementColumn();
   auto has_placeholder = [&](const RowChange& c) {
     return ai >= 0 && static_cast<size_t>(ai) < c.primary_key.size() &&
@@ -50,6 +49,7 @@ Status RowOps::WriteAll(const model::TableDescriptor& table, const std::vector<R
   uint64_t trimmed = 0;
   RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
                                                        storage::WriteBatch& batch) -> Status {
+    const int64_t now_ms = clock_.NowMs();  // with the rows locked, as in RowOps::Write
     std::map<std::string, const std::optional<std::string>*> read_rows, read_sequences;
     for (size_t j = 0; j < rmw_keys.size(); ++j) {
       (rmw_keys[j].family == storage::Family::kRows ? read_rows
