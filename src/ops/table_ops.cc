@@ -55,6 +55,7 @@ bool HasAnyResourcePolicy(const model::TableDescriptor& t) {
 }  // namespace
 
 void TableCatalog::Install(TablePtr table) {
+  ++changes_;
   auto& slot = by_id_[table->id];
   if (slot && HasAnyResourcePolicy(*slot)) --tables_with_policies_;
   if (HasAnyResourcePolicy(*table)) ++tables_with_policies_;
@@ -67,10 +68,24 @@ void TableCatalog::Install(TablePtr table) {
   tables_[table->name] = std::move(table);
 }
 
+void TableCatalog::Forget(TableMap::iterator it) {
+  ++changes_;
+  const uint32_t id = it->second->id;
+  if (HasAnyResourcePolicy(*it->second)) --tables_with_policies_;
+  tables_.erase(it);
+  by_id_.erase(id);
+  retired_.erase(id);
+}
+
 TablePtr TableCatalog::FindById(uint32_t id) const {
-  std::shared_lock lock(mu_);
-  auto it = by_id_.find(id);
-  return it == by_id_.end() ? nullptr : it->second;
+  for (bool retried = false;; retried = true) {
+    {
+      std::shared_lock lock(mu_);
+      auto it = by_id_.find(id);
+      if (it != by_id_.end()) return it->second;
+    }
+    if (retried || !RefreshAfterMiss()) return nullptr;
+  }
 }
 
 Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabled,
@@ -160,9 +175,14 @@ Result<TablePtr> TableCatalog::Get(const std::string& name) const {
 }
 
 TablePtr TableCatalog::Find(const std::string& name, Front front) const {
-  std::shared_lock lock(mu_);
-  auto it = FindLocked(name, front);
-  return it == tables_.end() ? nullptr : it->second;
+  for (bool retried = false;; retried = true) {
+    {
+      std::shared_lock lock(mu_);
+      auto it = FindLocked(name, front);
+      if (it != tables_.end()) return it->second;
+    }
+    if (retried || !RefreshAfterMiss()) return nullptr;
+  }
 }
 
 TableCatalog::TableMap::const_iterator TableCatalog::FindLocked(const std::string& name,
@@ -211,11 +231,8 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
     if (auto r = retired_.find(gone.id); r != retired_.end()) {
       versions.insert(versions.end(), r->second.begin(), r->second.end());
     }
-    if (HasAnyResourcePolicy(*it->second)) --tables_with_policies_;
-    tables_.erase(it);
-    by_id_.erase(gone.id);
-    retired_.erase(gone.id);
     deleting_.insert(name);
+    Forget(it);
   }
   // Requests hold a version for one request's time; the bound only guards against a holder that
   // never lets go.

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/periodic_thread.h"
 #include "common/result.h"
 #include "index/index_builder.h"
 #include "model/table.h"
@@ -43,11 +45,27 @@ struct ListTablesResult {
 enum class Front : uint8_t { kDynamoDb, kTablestore };
 
 class TableCatalog : public index::IndexCatalog {
+  using TableMap = std::unordered_map<std::string, TablePtr>;
+
  public:
   TableCatalog(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
 
   // Reads every table from the store. Call once before serving.
   Status Load();
+
+  // Other processes' catalog changes, with several processes on one database (issue 34;
+  // ops/catalog_refresh.cc, docs/storage.md "Several processes"): reads every table from the
+  // store and makes the catalog in memory match it (tables created, changed or dropped
+  // elsewhere). A round that raced a change made by this process is skipped (the next one
+  // sees it). Counts in refreshed() what it installed or removed.
+  Status Refresh();
+  // On a store other processes may share (Store::SharedByProcesses): a Refresh every
+  // `interval_ms` on a thread of its own, and a name or id not found is looked for in the store
+  // before the lookup answers (at most one such read per kMissRefreshMs). Nothing on RocksDB.
+  void StartRefresh(int64_t interval_ms);
+  void StopRefresh() { refresher_.Stop(); }
+  uint64_t refreshed() const { return refreshed_.load(); }
+  static constexpr int64_t kMissRefreshMs = 100;
 
   // The table, or ResourceNotFoundException "Requested resource not found".
   Result<TablePtr> Get(const std::string& name) const;
@@ -141,10 +159,14 @@ class TableCatalog : public index::IndexCatalog {
  private:
   // Makes `table` visible by name and id. REQUIRES: mu_ held exclusively.
   void Install(TablePtr table);
+  // Removes the table of `it` from the lookups. REQUIRES: mu_ held exclusively.
+  void Forget(TableMap::iterator it);
+  // A lookup found nothing: on a shared store, refresh (rate-limited) and say whether it did.
+  // The catalog in memory is a cache of the store's, so this is not a change of its value.
+  bool RefreshAfterMiss() const;
   // Writes `updated` to the store and swaps it in. REQUIRES: mu_ held exclusively.
   Status Replace(model::TableDescriptor updated);
 
-  using TableMap = std::unordered_map<std::string, TablePtr>;
   // tables_.find(name), or end() if the table belongs to the other front end. REQUIRES: mu_.
   TableMap::const_iterator FindLocked(const std::string& name, Front front) const;
 
@@ -162,6 +184,14 @@ class TableCatalog : public index::IndexCatalog {
   // Changes a table found by id. REQUIRES: mu_ held exclusively.
   Status UpdateById(uint32_t table_id,
                     const std::function<bool(model::TableDescriptor&)>& change);
+
+  // Installs and removals since Load; a Refresh that raced one skips its round.
+  std::atomic<uint64_t> changes_{0};
+  std::atomic<uint64_t> refreshed_{0};
+  bool refresh_misses_ = false;  // set by StartRefresh before serving
+  mutable std::mutex miss_mu_;   // one refresh after a miss at a time
+  mutable std::atomic<int64_t> last_miss_refresh_ms_{0};
+  PeriodicThread refresher_;
 };
 
 // DynamoDB's message for a data-plane call on a table that does not exist.

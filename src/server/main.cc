@@ -76,6 +76,9 @@ struct ServeFlags {
   // Leases of background work (storage/lease_keeper.h): how long a grant lasts; a unit whose
   // process died is taken over within this and a third.
   double lease_seconds = 5;
+  // With several processes on one database: how often each reads the catalog for the others'
+  // CreateTable, UpdateTable and DeleteTable (a name not found is looked up at once).
+  int64_t catalog_refresh_ms = 500;
   std::string backup_dir;
   std::string export_dir;
   int64_t incremental_export_min_s = 900;
@@ -340,6 +343,13 @@ int Serve(const ServeFlags& flags) {
   streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000,
                                   &lease_keeper);
   metrics.AddSource([&lease_keeper] { return server::RenderLeaseMetrics(lease_keeper); });
+  metrics.AddSource([&catalog] {
+    return "# HELP ttlstore_catalog_refreshed_total Tables this process installed or removed "
+           "after reading the catalog another process changed.\n"
+           "# TYPE ttlstore_catalog_refreshed_total counter\n"
+           "ttlstore_catalog_refreshed_total " +
+           std::to_string(catalog.refreshed()) + "\n";
+  });
   server::HttpServer http(effective.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -356,6 +366,7 @@ int Serve(const ServeFlags& flags) {
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   lease_keeper.Start();
+  catalog.StartRefresh(flags.catalog_refresh_ms);
   sweeper.Start();
   stream_trimmer.Start();
   pitr_trimmer.Start();
@@ -364,6 +375,7 @@ int Serve(const ServeFlags& flags) {
   purge_scheduler.Start();
   ts_index_backfill.Start();
   http.Run();
+  catalog.StopRefresh();
   search_engine.Stop();
   ts_index_backfill.Stop();
   purge_scheduler.Stop();
@@ -538,6 +550,11 @@ int main(int argc, char** argv) {
                     "renewal; with several processes on one database, a unit whose process died "
                     "is taken over within this and a third (default: 5)")
       ->check(CLI::Range(0.3, 3600.0));
+  serve->add_option("--catalog-refresh-ms", flags.catalog_refresh_ms,
+                    "With several processes on one database (--storage): how often each reads "
+                    "the tables for the others' CreateTable, UpdateTable and DeleteTable; a table "
+                    "name not found is looked up in the database at once (default: 500)")
+      ->check(CLI::Range(int64_t{10}, int64_t{60'000}));
   serve->add_option("--knn-exact-up-to", flags.knn_exact_up_to,
                     "KNN queries (Tablestore) and SearchVectors whose filter or index leaves at "
                     "most this many documents are ranked exactly; larger ones go through the "

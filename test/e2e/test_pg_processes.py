@@ -11,6 +11,9 @@ could both pass their condition on the same old value and both add: the final va
 the acknowledged increments. The storage's read-modify-write (docs/storage.md,
 "Read-modify-write") locks the keys in the database.
 
+The catalog: a table created, changed or dropped through one process is seen by the others (a
+name not found is looked up in the database at once; other changes within --catalog-refresh-ms).
+
 Runs on its own throwaway PostgreSQL 15 (scripts/pg-server.sh), like test_pg_backend.py.
 """
 from __future__ import annotations
@@ -145,14 +148,18 @@ LEASE_SECONDS = 1.5
 UNITS = ("pitr/trim", "streams/trim", "tablestore/purge")
 
 
-def _leases(srv: ServerProcess) -> tuple[dict, int]:
-    """The units /metrics says this process holds (unit -> 0/1), and its takeovers."""
+def _metrics_text(srv: ServerProcess) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
     try:
         conn.request("GET", "/metrics")
-        text = conn.getresponse().read().decode()
+        return conn.getresponse().read().decode()
     finally:
         conn.close()
+
+
+def _leases(srv: ServerProcess) -> tuple[dict, int]:
+    """The units /metrics says this process holds (unit -> 0/1), and its takeovers."""
+    text = _metrics_text(srv)
     held = {m.group(1): int(m.group(2))
             for m in re.finditer(r'^ttlstore_lease_held\{unit="([^"]+)"\} (\d+)$', text, re.M)}
     takeovers = re.search(r"^ttlstore_lease_takeovers_total (\d+)$", text, re.M)
@@ -206,3 +213,74 @@ def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
         for srv in (third, second, first):
             if srv is not None and srv.alive():
                 srv.stop()
+
+
+def _wait(what: str, ok, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if ok():
+                return
+        except ClientError:
+            pass
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        time.sleep(0.05)
+
+
+def test_catalog_changes_reach_every_process(pg, tmp_path):
+    conninfo = pg["TTLSTORE_TEST_PG"]
+    # Both start before the table exists.
+    a = _serve(tmp_path, conninfo, "ca", "--catalog-refresh-ms", "200")
+    b = _serve(tmp_path, conninfo, "cb", "--catalog-refresh-ms", "200")
+    try:
+        ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
+        name = unique_name("cat")
+        ddb_a.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        # At once through the other: a name not found is looked up in the database.
+        ddb_b.put_item(TableName=name, Item={"pk": {"S": "k1"}, "g": {"S": "x"}})
+        assert ddb_a.get_item(TableName=name, Key={"pk": {"S": "k1"}},
+                              ConsistentRead=True)["Item"]["g"] == {"S": "x"}
+        assert name in ddb_b.list_tables()["TableNames"]
+        # A change through one is seen by the other within the refresh interval.
+        ddb_b.update_time_to_live(TableName=name, TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "expires"})
+        _wait("TTL enabled seen by the other process", lambda: ddb_a.describe_time_to_live(
+            TableName=name)["TimeToLiveDescription"]["TimeToLiveStatus"] == "ENABLED")
+        ddb_a.update_table(TableName=name, AttributeDefinitions=[
+            {"AttributeName": "g", "AttributeType": "S"}], GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"}}}])
+        _wait("the index ACTIVE, seen by the other process", lambda: [
+            ix["IndexStatus"] for ix in ddb_b.describe_table(TableName=name)["Table"].get(
+                "GlobalSecondaryIndexes", [])] == ["ACTIVE"])
+        # A write through the process that did not build the index keeps it.
+        ddb_b.put_item(TableName=name, Item={"pk": {"S": "k2"}, "g": {"S": "y"}})
+        got = ddb_a.query(TableName=name, IndexName="by_g", KeyConditionExpression="g = :g",
+                          ExpressionAttributeValues={":g": {"S": "y"}})["Items"]
+        assert [i["pk"]["S"] for i in got] == ["k2"]
+        # Dropped through one: the other stops serving it.
+        ddb_a.delete_table(TableName=name)
+
+        def gone() -> bool:
+            try:
+                ddb_b.describe_table(TableName=name)
+                return False
+            except ClientError as e:
+                return e.response["Error"]["Code"] == "ResourceNotFoundException"
+        _wait("the table gone from the other process", gone)
+        # Created again under the same name with another key: the other serves the new one.
+        ddb_b.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                           AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "N"}],
+                           KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+        _wait("the new table seen by the other process", lambda: ddb_a.describe_table(
+            TableName=name)["Table"]["KeySchema"][0]["AttributeName"] == "id")
+        ddb_a.put_item(TableName=name, Item={"id": {"N": "1"}})
+        assert ddb_b.get_item(TableName=name, Key={"id": {"N": "1"}},
+                              ConsistentRead=True)["Item"] == {"id": {"N": "1"}}
+        assert int(re.search(r"^ttlstore_catalog_refreshed_total (\d+)$",
+                             _metrics_text(a), re.M).group(1)) > 0
+    finally:
+        b.stop()
+        a.stop()
