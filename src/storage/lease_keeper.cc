@@ -35,7 +35,9 @@ void LeaseKeeper::Stop() {
   }
   for (const std::string& unit : held) {
     Status s = leases_.Release(unit);
-    if (!s) spdlog::warn("lease {}: not released: {}", unit, s.error().message());
+    if (!s) {
+      spdlog::warn("event=lease_release_failed unit={} message=\"{}\"", unit, s.error().message());
+    }
   }
 }
 
@@ -51,7 +53,8 @@ void LeaseKeeper::RunOnce() {
     if (!grant) {
       // The database is out of reach: keep what we knew; Holding stops answering once the lease
       // could have lapsed.
-      spdlog::warn("lease {}: not renewed: {}", unit, grant.error().message());
+      spdlog::warn("event=lease_renewal_failed unit={} message=\"{}\"", unit,
+                   grant.error().message());
       continue;
     }
     bool was_held = false;
@@ -62,10 +65,11 @@ void LeaseKeeper::RunOnce() {
       state = State{grant->held, grant->generation, grant->expires_ms};
     }
     if (grant->held && !was_held) {
-      spdlog::info("lease {}: held (generation {}{})", unit, grant->generation,
-                   grant->took_over ? ", taken over from a process that stopped renewing" : "");
+      // took_over: from a process that stopped renewing (it died, or lost the database).
+      spdlog::info("event=lease_held unit={} generation={} took_over={}", unit, grant->generation,
+                   grant->took_over);
     } else if (!grant->held && was_held) {
-      spdlog::warn("lease {}: lost to {}", unit, grant->holder);
+      spdlog::warn("event=lease_lost unit={} holder={}", unit, grant->holder);
     }
   }
 }
