@@ -6,6 +6,32 @@
 
 namespace ttlstore::api {
 
+std::string RepeatedTransactionResponse(const std::vector<ops::TransactAction>& actions,
+                                        const std::vector<size_t>& sizes,
+                                        const std::optional<std::string>& capacity,
+                                        bool statements) {
+  std::map<std::string, double> units;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    units[actions[i].table->name] +=
+        ops::ReadCapacityUnits(i < sizes.size() ? sizes[i] : 0, /*consistent_read=*/true);
+  }
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  if (statements) {
+    w.Key("Responses");
+    w.StartArray();
+    for (size_t i = 0; i < actions.size(); ++i) {
+      w.StartObject();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  WriteCapacityList(w, capacity, units);
+  w.EndObject();
+  return Finish(buf);
+}
+
 std::string Finish(const rapidjson::StringBuffer& buf) { return {buf.GetString(), buf.GetSize()}; }
 
 Result<ItemRequest> ParseHead(const rapidjson::Value& req, const char* item_field,

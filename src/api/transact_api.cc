@@ -186,9 +186,13 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
                              std::to_string(total_bytes));
   }
 
-  // A token seen before with the same request answers as the first time, without writing again.
+  // A token seen before with the same request answers as the first time, without writing again:
+  // this process remembers its own answers; the token's record in the database, read and
+  // written by the transaction itself, covers other processes and restarts
+  // (ops/request_tokens.h).
   std::string fingerprint;
   std::optional<ops::TokenGuard> reservation;  // abandoned on any early return
+  std::optional<ops::TokenUse> token_use;
   if (token) {
     rapidjson::StringBuffer buf;
     JsonWriter w(buf);
@@ -197,12 +201,22 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
     ASSIGN_OR_RETURN(cached, s.tokens.Begin(*token, fingerprint));
     if (cached) return std::move(*cached);
     reservation.emplace(s.tokens, *token);
+    token_use = ops::TokenUse{*token, ops::RequestHash(fingerprint), s.clock.NowMs()};
   }
   bool charged = capacity && *capacity != "NONE";
   ops::IndexCosts index_costs;
-  ASSIGN_OR_RETURN(outcome,
-                   ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr));
+  ASSIGN_OR_RETURN(outcome, ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr,
+                                               token_use ? &*token_use : nullptr));
   if (outcome.cancelled) return TransactionCancelled(outcome.reasons);
+  if (outcome.repeated) {
+    // Applied before (through another process, or before a restart): "subsequent
+    // TransactWriteItems calls with the same client token return the number of read capacity
+    // units consumed in reading the item" (the API reference, ClientRequestToken).
+    std::string response =
+        RepeatedTransactionResponse(actions, outcome.sizes, capacity, /*statements=*/false);
+    reservation->Complete(response);
+    return response;
+  }
   // The items are charged twice (prepare and commit); an index entry is written once, at the
   // commit.
   for (size_t i = 0; i < index_costs.size(); ++i) {

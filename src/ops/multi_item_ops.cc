@@ -57,17 +57,28 @@ Status WriteBatchItems(ItemOps& ops, const std::vector<BatchWrite>& writes,
 }
 
 Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions,
-                                      IndexCosts* index_costs) {
+                                      IndexCosts* index_costs, const TokenUse* token) {
   std::vector<std::string> keys;
   for (const auto& a : actions) keys.push_back(EncodedKey(*a.table, a.item));
+  std::vector<storage::RmwKey> rmw_keys = RmwKeys(keys);
+  if (token) rmw_keys.push_back({storage::Family::kTokens, TokenKey(token->token)});
   TransactOutcome outcome;
-  RETURN_IF_ERROR(ops.store().ReadModifyWrite(RmwKeys(keys), [&](const storage::RmwReads& reads,
-                                                                 storage::WriteBatch& batch)
-                                                                 -> Status {
+  RETURN_IF_ERROR(ops.store().ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& all_reads,
+                                                            storage::WriteBatch& batch)
+                                                            -> Status {
+  const storage::RmwReads reads(all_reads.begin(), all_reads.begin() + keys.size());
   ASSIGN_OR_RETURN(olds, Decoded(reads));
   if (index_costs) index_costs->clear();
   // Decide every action before writing anything; one failure cancels them all.
   outcome = TransactOutcome();
+  if (token) {
+    ASSIGN_OR_RETURN(repeat, IsRepeat(all_reads.back(), *token));
+    if (repeat) {
+      outcome.repeated = true;
+      for (const ReadOutcome& o : olds) outcome.sizes.push_back(o.size);
+      return Status::Ok();  // applied before: nothing written
+    }
+  }
   outcome.reasons.resize(actions.size(), CancellationReason{"None", "", std::nullopt});
   std::vector<std::optional<model::Item>> updated(actions.size());
   for (size_t i = 0; i < actions.size(); ++i) {
@@ -131,6 +142,7 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
                                     : std::vector<IndexCapacity>{});
     }
   }
+  if (token) RecordToken(batch, *token, all_reads.back());
   outcome.reasons.clear();
   return Status::Ok();
   }));

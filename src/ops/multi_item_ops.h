@@ -17,6 +17,7 @@
 #include "common/result.h"
 #include "expr/condition.h"
 #include "expr/update.h"
+#include "ops/request_tokens.h"
 #include "ops/item_ops.h"
 #include "ops/capacity.h"
 #include "ops/table_ops.h"
@@ -57,12 +58,19 @@ struct CancellationReason {
 struct TransactOutcome {
   bool cancelled = false;
   std::vector<CancellationReason> reasons;  // one per action when cancelled
+  // The token's record says this request was applied already (ops/request_tokens.h): nothing
+  // was written; `sizes` are the actions' items as read (for the repeat's read capacity).
+  bool repeated = false;
+  std::vector<size_t> sizes;
 };
 
 // REQUIRES: no two actions name the same item. With `index_costs`, also says what each action
-// of a committed transaction cost its table's indexes (nothing for a cancelled one).
+// of a committed transaction cost its table's indexes (nothing for a cancelled one). With
+// `token`, the token's record is read with the items and written with them
+// (ops/request_tokens.h): a repeat writes nothing; a mismatch is an error.
 Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAction>& actions,
-                                      IndexCosts* index_costs = nullptr);
+                                      IndexCosts* index_costs = nullptr,
+                                      const TokenUse* token = nullptr);
 
 struct TransactGet {
   TablePtr table;
@@ -72,10 +80,12 @@ struct TransactGet {
 // Reads every item from one view of the store, so no transaction shows halfway through.
 Result<std::vector<ReadOutcome>> TransactRead(ItemOps& ops, const std::vector<TransactGet>& gets);
 
-// ClientRequestToken idempotency: a token seen in the last 10 minutes with the same request
-// returns the first response again; with a different request it is an error. A token is
-// reserved before its transaction runs, so two concurrent requests carrying it cannot both
-// apply it: the second gets TransactionInProgressException.
+// ClientRequestToken idempotency within this process: a token seen in the last 10 minutes with
+// the same request returns the first response again; with a different request it is an error.
+// A token is reserved before its transaction runs, so two concurrent requests carrying it
+// cannot both apply it: the second gets TransactionInProgressException. What holds across
+// processes and restarts is the token's record in the database, read and written by the
+// transaction itself (ops/request_tokens.h).
 class IdempotencyCache {
  public:
   // Tokens are remembered this long (DynamoDB: 10 minutes).

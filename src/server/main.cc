@@ -27,6 +27,7 @@
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
 #include "ops/item_ops.h"
+#include "ops/request_tokens.h"
 #include "ops/row_ops.h"
 #include "ops/row_purge_scheduler.h"
 #include "ops/ts_index_backfill.h"
@@ -240,6 +241,7 @@ int Serve(const ServeFlags& flags) {
   lease_keeper.Want(streams::kTrimLeaseUnit);
   lease_keeper.Want(backup::kPitrTrimLeaseUnit);
   lease_keeper.Want(ops::kPurgeLeaseUnit);
+  lease_keeper.Want(ops::kTokenTrimLeaseUnit);
   ops::RowPurgeScheduler purge_scheduler(
       purger, std::chrono::seconds(flags.version_purge_interval_s), &lease_keeper);
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop
@@ -293,13 +295,10 @@ int Serve(const ServeFlags& flags) {
   metrics.AddSource([&ttl_stats] { return ttl_stats.Render(); });
   metrics.AddSource([&vector_graphs] { return vector_graphs.RenderMetrics(); });
   metrics.AddSource([&search_engine] { return search_engine.MetricsText(); });
-  metrics.AddSource([&items] {
-    return "# HELP ttlstore_ttl_millisecond_like_values_total Writes whose TTL value looks like "
-           "milliseconds, not epoch seconds: such items never expire.\n"
-           "# TYPE ttlstore_ttl_millisecond_like_values_total counter\n"
-           "ttlstore_ttl_millisecond_like_values_total " +
-           std::to_string(items.ms_like_ttl_writes()) + "\n";
-  });
+  metrics.AddCounter("ttlstore_ttl_millisecond_like_values_total",
+                     "Writes whose TTL value looks like milliseconds, not epoch seconds: such "
+                     "items never expire.",
+                     [&items] { return items.ms_like_ttl_writes(); });
   metrics.AddSource([store = store->get()] {
     storage::CompactionState c = store->Compactions();
     return fmt::format(
@@ -342,14 +341,17 @@ int Serve(const ServeFlags& flags) {
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
   streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000,
                                   &lease_keeper);
+  // Drops ClientRequestToken records past their 10 minutes (ops/request_tokens.h), a pass a
+  // minute.
+  ops::TokenTrimmer token_trimmer(**store, clock, 60'000, &lease_keeper);
   metrics.AddSource([&lease_keeper] { return server::RenderLeaseMetrics(lease_keeper); });
-  metrics.AddSource([&catalog] {
-    return "# HELP ttlstore_catalog_refreshed_total Tables this process installed or removed "
-           "after reading the catalog another process changed.\n"
-           "# TYPE ttlstore_catalog_refreshed_total counter\n"
-           "ttlstore_catalog_refreshed_total " +
-           std::to_string(catalog.refreshed()) + "\n";
-  });
+  metrics.AddCounter("ttlstore_request_tokens_trimmed_total",
+                     "ClientRequestToken records removed after their 10 minutes.",
+                     [&token_trimmer] { return token_trimmer.trimmed(); });
+  metrics.AddCounter("ttlstore_catalog_refreshed_total",
+                     "Tables this process installed or removed after reading the catalog another "
+                     "process changed.",
+                     [&catalog] { return catalog.refreshed(); });
   server::HttpServer http(effective.server, services, &tablestore_services, metrics);
   if (Status s = http.Listen(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -369,6 +371,7 @@ int Serve(const ServeFlags& flags) {
   catalog.StartRefresh(flags.catalog_refresh_ms);
   sweeper.Start();
   stream_trimmer.Start();
+  token_trimmer.Start();
   pitr_trimmer.Start();
   index_builder.Start();
   ttl_backfiller.Start();
@@ -382,6 +385,7 @@ int Serve(const ServeFlags& flags) {
   sweeper.Stop();
   vector_graphs.Stop();
   stream_trimmer.Stop();
+  token_trimmer.Stop();
   pitr_trimmer.Stop();
   index_builder.Stop();
   ttl_backfiller.Stop();

@@ -31,6 +31,13 @@ class Metrics {
   // Adds a source of further metric text (e.g. the TTL sweeper's), appended on every scrape.
   // Call before serving.
   void AddSource(std::function<std::string()> source) { sources_.push_back(std::move(source)); }
+  // A source of one counter without labels: `name`, its HELP text and its value when scraped.
+  void AddCounter(std::string name, std::string help, std::function<uint64_t()> value) {
+    AddSource([name = std::move(name), help = std::move(help), value = std::move(value)] {
+      return "# HELP " + name + " " + help + "\n# TYPE " + name + " counter\n" + name + " " +
+             std::to_string(value()) + "\n";
+    });
+  }
 
   // Prometheus exposition text.
   std::string Render() const;

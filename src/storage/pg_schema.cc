@@ -35,7 +35,7 @@ constexpr const char* kSpaceTables[] = {
     "ttlstore_meta",   "ttlstore_catalog", "ttlstore_items",   "ttlstore_stats",
     "ttlstore_expiry", "ttlstore_indexes", "ttlstore_streams", "ttlstore_rows",
     "ttlstore_purge",  "ttlstore_pitr",    "ttlstore_search",  "ttlstore_sequences",
-    "ttlstore_leases",
+    "ttlstore_leases", "ttlstore_tokens",
 };
 
 // The spaces version 1 created (the first twelve); later ones come with their own migration.
@@ -82,17 +82,19 @@ std::vector<std::string> Version2(bool yugabyte) {
           (yugabyte ? "PRIMARY KEY (h ASC, d ASC))" : "PRIMARY KEY (h, d))")};
 }
 
-// Version 3: the leases of background work (storage/lease.h, docs/background-jobs.md). Older
-// binaries can read the database; they run background work without leases, so run one version
-// at a time when several processes share a database.
+// Version 3: the leases of background work (storage/lease.h, docs/background-jobs.md) and the
+// ClientRequestTokens of transactions (ops/request_tokens.h). Older binaries can read the
+// database; they run background work without leases and keep tokens in memory, so run one
+// version at a time when several processes share a database.
 std::vector<std::string> Version3(bool yugabyte) {
-  return {SpaceTable(kSpaceTables[static_cast<size_t>(Store::Space::kLeases)], yugabyte)};
+  return {SpaceTable(kSpaceTables[static_cast<size_t>(Store::Space::kLeases)], yugabyte),
+          SpaceTable(kSpaceTables[static_cast<size_t>(Store::Space::kTokens)], yugabyte)};
 }
 
 const Migration kMigrations[] = {
     {1, 1, "key spaces, stats shards, counters", &Version1},
     {2, 1, "read-modify-write key locks", &Version2},
-    {3, 1, "leases of background work", &Version3},
+    {3, 1, "leases of background work, request tokens", &Version3},
 };
 
 }  // namespace

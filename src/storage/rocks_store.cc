@@ -140,6 +140,7 @@ Result<std::unique_ptr<Store>> RocksStore::Open(const StoreOptions& options) {
       {"search", cf_options},
       {"sequences", cf_options},
       {"leases", cf_options},
+      {"tokens", cf_options},
   };
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;

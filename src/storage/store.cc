@@ -33,6 +33,7 @@ Store::Space Store::SpaceOf(Family family) {
     case Family::kSearch: return Space::kSearch;
     case Family::kSequences: return Space::kSequences;
     case Family::kLeases: return Space::kLeases;
+    case Family::kTokens: return Space::kTokens;
   }
   return Space::kStreams;
 }

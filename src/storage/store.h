@@ -80,7 +80,7 @@ class BatchSink;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
 enum class Family : uint8_t {
-  kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases,
+  kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases, kTokens,
 };
 
 // What became of a WriteBatch (WriteBatch::OnOutcome).
@@ -275,9 +275,9 @@ class Store {
   // --- For backends (storage/backend.h): every key space, Store's own included. ---
   enum class Space : uint8_t {
     kMeta, kCatalog, kItems, kStats, kExpiry,
-    kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases,
+    kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases, kTokens,
   };
-  static constexpr size_t kSpaceCount = 13;
+  static constexpr size_t kSpaceCount = 14;
   static Space SpaceOf(Family family);
 
  protected:

@@ -304,3 +304,15 @@ def check_data_dir(data_dir) -> str:
     assert proc.returncode == 0, f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
     assert proc.stdout.startswith("ok:"), proc.stdout
     return proc.stdout
+
+
+def metric(srv: "ServerProcess", name: str) -> float:
+    """The sum of the samples of /metrics' `name` (0 when there is none)."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    pattern = re.compile(r"^" + re.escape(name) + r"(?:\{[^}]*\})?\s+(\S+)\s*$", re.M)
+    return sum(float(v) for v in pattern.findall(text))

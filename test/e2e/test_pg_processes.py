@@ -145,7 +145,7 @@ def test_conditional_increments_through_three_processes_add_up(pg, tmp_path, tra
 
 
 LEASE_SECONDS = 1.5
-UNITS = ("pitr/trim", "streams/trim", "tablestore/purge")
+UNITS = ("pitr/trim", "streams/trim", "tablestore/purge", "tokens/trim")
 
 
 def _metrics_text(srv: ServerProcess) -> str:
@@ -281,6 +281,71 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
                               ConsistentRead=True)["Item"] == {"id": {"N": "1"}}
         assert int(re.search(r"^ttlstore_catalog_refreshed_total (\d+)$",
                              _metrics_text(a), re.M).group(1)) > 0
+    finally:
+        b.stop()
+        a.stop()
+
+
+def test_client_request_token_holds_across_processes(pg, tmp_path):
+    conninfo = pg["TTLSTORE_TEST_PG"]
+    a = _serve(tmp_path, conninfo, "ta")
+    b = _serve(tmp_path, conninfo, "tb")
+    try:
+        ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
+        name = unique_name("tok")
+        ddb_a.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+
+        def add(by: int) -> list:
+            return [{"Update": {"TableName": name, "Key": {"pk": {"S": "c"}},
+                                "UpdateExpression": "ADD n :by",
+                                "ExpressionAttributeValues": {":by": {"N": str(by)}}}}]
+
+        def value() -> str:
+            return ddb_a.get_item(TableName=name, Key={"pk": {"S": "c"}},
+                                  ConsistentRead=True)["Item"]["n"]["N"]
+
+        token = "t-" + unique_name("x")
+        ddb_a.transact_write_items(ClientRequestToken=token, TransactItems=add(1))
+        # The repeat through the other process applies nothing; another request is refused.
+        ddb_b.transact_write_items(ClientRequestToken=token, TransactItems=add(1))
+        assert value() == "1"
+        with pytest.raises(ClientError) as e:
+            ddb_b.transact_write_items(ClientRequestToken=token, TransactItems=add(2))
+        assert e.value.response["Error"]["Code"] == "IdempotentParameterMismatchException"
+        # PartiQL's ExecuteTransaction alike.
+        stmt = [{"Statement": f'UPDATE "{name}" SET n = n + ? WHERE pk = ?',
+                 "Parameters": [{"N": "10"}, {"S": "c"}]}]
+        ddb_b.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
+        ddb_a.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
+        assert value() == "11"
+        # One new token sent at once by many clients through both processes: applied once.
+        racing = token + "r"
+        errors: list = []
+
+        def send(i: int) -> None:
+            ddb = make_client((a, b)[i % 2].endpoint)
+            for _ in range(20):
+                try:
+                    ddb.transact_write_items(ClientRequestToken=racing, TransactItems=add(100))
+                    return
+                except ClientError as err:
+                    code = err.response["Error"]["Code"]
+                    if code not in ("TransactionInProgressException",
+                                    "TransactionConflictException"):
+                        errors.append(err)
+                        return
+                    time.sleep(0.05)
+            errors.append(AssertionError("never answered"))
+
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert errors == []
+        assert value() == "111"
     finally:
         b.stop()
         a.stop()

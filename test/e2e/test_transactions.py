@@ -6,12 +6,13 @@ conditionalCheck (authoritative); tier2/transactions for behaviour.
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 import pytest
 
 from dataplane_util import N, S, cancel_reasons, drop_table, get, make_table, tx_cancelled_message
-from e2e_util import assert_error, ddb_error, unique_name
+from e2e_util import ServerProcess, assert_error, ddb_error, make_client, metric, unique_name
 
 V = "ValidationException"
 CANCELLED = "TransactionCanceledException"
@@ -208,6 +209,53 @@ def test_client_request_token_with_a_different_request_is_a_mismatch(ddb, tables
     assert e.code == "IdempotentParameterMismatchException"
     assert e.status == 400
     assert get(ddb, h, key)["counter"] == N(1)
+
+
+def test_client_request_token_survives_a_restart_and_expires_after_ten_minutes(tmp_path):
+    """The token's record is in the store with the transaction's writes (ops/request_tokens.h):
+    a repeat after a restart applies nothing; a first server whose clock ran 11 minutes behind
+    left a record already past its time, which the trimmer removes and which no longer binds."""
+    data = tmp_path / "data"
+    eleven_minutes_ago = int(time.time() * 1000) - 11 * 60 * 1000
+    srv = ServerProcess(data, tmp_path / "a.log", ["--clock-start-ms", str(eleven_minutes_ago)]).start()
+    try:
+        ddb = make_client(srv.endpoint)
+        h = make_table(ddb, unique_name("txr"))
+        key = k()
+        old_token, token = str(uuid.uuid4()), str(uuid.uuid4())
+        ddb.transact_write_items(ClientRequestToken=old_token, TransactItems=[add_counter(h, key)])
+    finally:
+        assert srv.stop() == 0
+    srv = ServerProcess(data, tmp_path / "b.log").start()
+    try:
+        ddb = make_client(srv.endpoint)
+        # The old token's record was past its time at the start: the trimmer's first pass.
+        deadline = time.monotonic() + 20
+        while metric(srv, "ttlstore_request_tokens_trimmed_total") < 1:
+            assert time.monotonic() < deadline, "the expired token record was not trimmed"
+            time.sleep(0.1)
+        ddb.transact_write_items(ClientRequestToken=token, TransactItems=[add_counter(h, key)])
+        assert get(ddb, h, key)["counter"] == N(2)
+    finally:
+        assert srv.stop() == 0
+    srv = ServerProcess(data, tmp_path / "c.log").start()
+    try:
+        ddb = make_client(srv.endpoint)
+        # After a restart the repeat is still recognised: nothing applied again, and the
+        # answer's capacity is the read of the item (the API reference on repeats).
+        out = ddb.transact_write_items(ClientRequestToken=token, ReturnConsumedCapacity="TOTAL",
+                                       TransactItems=[add_counter(h, key)])
+        assert out["ConsumedCapacity"] == [{"TableName": h, "CapacityUnits": 1.0}]
+        assert get(ddb, h, key)["counter"] == N(2)
+        e = ddb_error(ddb.transact_write_items, ClientRequestToken=token,
+                      TransactItems=[add_counter(h, key, by=5)])
+        assert e.code == "IdempotentParameterMismatchException"
+        # An expired token is a new one, whatever request it carries.
+        ddb.transact_write_items(ClientRequestToken=old_token,
+                                 TransactItems=[add_counter(h, key, by=5)])
+        assert get(ddb, h, key)["counter"] == N(7)
+    finally:
+        assert srv.stop() == 0
 
 
 def test_requests_without_token_are_never_deduplicated(ddb, tables):

@@ -355,14 +355,18 @@ Result<std::string> ExecuteTransaction(const Services& s, const rapidjson::Value
     prepared.push_back(std::move(*p));
   }
 
-  // A token seen before with the same statements answers as the first time.
+  // A token seen before with the same statements answers as the first time (within this
+  // process); its record in the database covers other processes and restarts, for writes
+  // (ops/request_tokens.h).
   std::string fingerprint;
   std::optional<ops::TokenGuard> reservation;  // abandoned on any early return
+  std::optional<ops::TokenUse> token_use;
   if (token) {
     fingerprint = "PartiQL:" + partiql::Fingerprint("", Field(req, "TransactStatements"));
     ASSIGN_OR_RETURN(cached, s.tokens.Begin(*token, fingerprint));
     if (cached) return std::move(*cached);
     reservation.emplace(s.tokens, *token);
+    token_use = ops::TokenUse{*token, ops::RequestHash(fingerprint), s.clock.NowMs()};
   }
 
   rapidjson::StringBuffer buf;
@@ -395,8 +399,14 @@ Result<std::string> ExecuteTransaction(const Services& s, const rapidjson::Value
     }
     bool charged = capacity && *capacity != "NONE";
     ops::IndexCosts index_costs;
-    ASSIGN_OR_RETURN(outcome,
-                     ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr));
+    ASSIGN_OR_RETURN(outcome, ops::TransactWrite(s.items, actions, charged ? &index_costs : nullptr,
+                                                 token_use ? &*token_use : nullptr));
+    if (outcome.repeated) {
+      std::string response =
+          RepeatedTransactionResponse(actions, outcome.sizes, capacity, /*statements=*/true);
+      reservation->Complete(response);
+      return response;
+    }
     for (size_t i = 0; i < index_costs.size(); ++i) {
       units[prepared[i].table->name].AddIndexes(index_costs[i]);
     }
