@@ -125,38 +125,35 @@ void WriteCapacityEntry(JsonWriter& w, const std::string& mode, const std::strin
     w.Key("CapacityUnits");
     w.Double(table_units);
     w.EndObject();
-    for (bool global : {false, true}) {
+    // One member per kind of index, {name: {field: value}} for each index of that kind.
+    auto group = [&](const char* member, const char* field, auto in_group, auto value) {
       bool any = false;
       for (const auto& ix : indexes) {
-        if (ix.vector || ix.global != global) continue;
+        if (!in_group(ix)) continue;
         if (!any) {
-          w.Key(global ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
+          w.Key(member);
           w.StartObject();
           any = true;
         }
         w.Key(ix.name.c_str(), static_cast<rapidjson::SizeType>(ix.name.size()));
         w.StartObject();
-        w.Key("CapacityUnits");
-        w.Double(ix.units);
+        w.Key(field);
+        w.Double(value(ix));
         w.EndObject();
       }
       if (any) w.EndObject();
-    }
-    bool any_vector = false;
-    for (const auto& ix : indexes) {
-      if (!ix.vector) continue;
-      if (!any_vector) {
-        w.Key("VectorIndexes");
-        w.StartObject();
-        any_vector = true;
-      }
-      w.Key(ix.name.c_str(), static_cast<rapidjson::SizeType>(ix.name.size()));
-      w.StartObject();
-      w.Key("VectorWriteRequestBytes");
-      w.Double(ix.vector_bytes);
-      w.EndObject();
-    }
-    if (any_vector) w.EndObject();
+    };
+    auto units = [](const ops::IndexCapacity& ix) { return ix.units; };
+    group(
+        "LocalSecondaryIndexes", "CapacityUnits",
+        [](const ops::IndexCapacity& ix) { return !ix.vector && !ix.global; }, units);
+    group(
+        "GlobalSecondaryIndexes", "CapacityUnits",
+        [](const ops::IndexCapacity& ix) { return !ix.vector && ix.global; }, units);
+    group(
+        "VectorIndexes", "VectorWriteRequestBytes",
+        [](const ops::IndexCapacity& ix) { return ix.vector; },
+        [](const ops::IndexCapacity& ix) { return ix.vector_bytes; });
   }
   w.EndObject();
 }

@@ -1,5 +1,7 @@
 #include "ops/multi_item_ops.h"
 
+#include <span>
+
 #include "index/index_writer.h"
 #include "model/item_size.h"
 
@@ -20,7 +22,8 @@ std::vector<storage::RmwKey> RmwKeys(const std::vector<std::string>& keys) {
   return out;
 }
 
-Result<std::vector<ReadOutcome>> Decoded(const storage::RmwReads& reads) {
+// `reads`: a read-modify-write's reads, or the first of them (the items').
+Result<std::vector<ReadOutcome>> Decoded(std::span<const std::optional<std::string>> reads) {
   std::vector<ReadOutcome> olds;
   olds.reserve(reads.size());
   for (const auto& raw : reads) {
@@ -66,8 +69,7 @@ Result<TransactOutcome> TransactWrite(ItemOps& ops, const std::vector<TransactAc
   RETURN_IF_ERROR(ops.store().ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& all_reads,
                                                             storage::WriteBatch& batch)
                                                             -> Status {
-  const storage::RmwReads reads(all_reads.begin(), all_reads.begin() + keys.size());
-  ASSIGN_OR_RETURN(olds, Decoded(reads));
+  ASSIGN_OR_RETURN(olds, Decoded(std::span(all_reads).first(keys.size())));
   if (index_costs) index_costs->clear();
   // Decide every action before writing anything; one failure cancels them all.
   outcome = TransactOutcome();
