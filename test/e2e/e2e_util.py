@@ -306,13 +306,30 @@ def check_data_dir(data_dir) -> str:
     return proc.stdout
 
 
-def metric(srv: "ServerProcess", name: str) -> float:
-    """The sum of the samples of /metrics' `name` (0 when there is none)."""
+def wait_until(pred: Callable[[], object], timeout: float, what: str, interval: float = 0.05):
+    """Poll pred() until it returns something truthy (returned); fail with `what` after
+    `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"not within {timeout}s: {what}")
+        time.sleep(interval)
+
+
+def metrics_text(srv: "ServerProcess") -> str:
+    """GET /metrics of `srv`."""
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
     try:
         conn.request("GET", "/metrics")
-        text = conn.getresponse().read().decode()
+        return conn.getresponse().read().decode()
     finally:
         conn.close()
+
+
+def metric(srv: "ServerProcess", name: str) -> float:
+    """The sum of the samples of /metrics' `name` (0 when there is none)."""
     pattern = re.compile(r"^" + re.escape(name) + r"(?:\{[^}]*\})?\s+(\S+)\s*$", re.M)
-    return sum(float(v) for v in pattern.findall(text))
+    return sum(float(v) for v in pattern.findall(metrics_text(srv)))

@@ -33,7 +33,7 @@ from typing import Callable
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_util import check_data_dir, make_client, make_streams_client
+from e2e_util import check_data_dir, make_client, make_streams_client, wait_until
 
 SEED = int(os.environ.get("TTLSTORE_CRASH_SEED", 20261125))
 SEEDS = [SEED + i for i in range(int(os.environ.get("TTLSTORE_CRASH_SEEDS", 2)))]
@@ -47,17 +47,6 @@ TABLE = "jobs"
 # --------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------
-
-
-def wait_until(pred: Callable[[], object], timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"not within {timeout}s: {what}")
-        time.sleep(interval)
 
 
 def check(data_dir) -> dict:

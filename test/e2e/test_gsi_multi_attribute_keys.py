@@ -18,7 +18,7 @@ from decimal import Decimal
 import pytest
 
 from dataplane_util import N, S, all_items, batch_put
-from e2e_util import assert_error, check_data_dir, ddb_error, make_client
+from e2e_util import assert_error, check_data_dir, ddb_error, make_client, wait_until
 
 INVALID = "One or more parameter values were invalid: "
 NOT_SUPPORTED = "Query key condition not supported"
@@ -35,17 +35,6 @@ def ks(*pairs) -> list[dict]:
 
 def defs(*pairs) -> list[dict]:
     return [{"AttributeName": a, "AttributeType": t} for a, t in pairs]
-
-
-def wait_until(pred, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
 def wait_active(client, table: str) -> dict:

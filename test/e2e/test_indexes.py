@@ -10,20 +10,9 @@ import time
 import pytest
 
 from dataplane_util import N, S, all_items, batch_put, pages
-from e2e_util import assert_error, make_client
+from e2e_util import assert_error, make_client, wait_until
 
 INVALID = "One or more parameter values were invalid: "
-
-
-def wait_until(pred, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
 def make_indexed_table(client, name: str) -> None:

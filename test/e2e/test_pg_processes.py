@@ -18,20 +18,16 @@ Runs on its own throwaway PostgreSQL 15 (scripts/pg-server.sh), like test_pg_bac
 """
 from __future__ import annotations
 
-import http.client
 import re
-import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
 
-from e2e_util import ServerProcess, make_client, unique_name
-
-ROOT = Path(__file__).resolve().parents[2]
-PG_SCRIPT = ROOT / "scripts" / "pg-server.sh"
+from e2e_util import (ServerProcess, create_table, make_client, metric, metrics_text, unique_name,
+                      wait_until)
+from pg_util import private_pg
 
 PROCESSES = 3
 CLIENTS = 6
@@ -39,21 +35,9 @@ INCREMENTS_PER_CLIENT = 20
 HOT_COUNTERS = 2
 
 
-def _pg(*args: str) -> str:
-    return subprocess.run(["bash", str(PG_SCRIPT), *args], check=True, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL).stdout
-
-
 @pytest.fixture(scope="module")
 def pg():
-    if not Path("/usr/lib/postgresql/15/bin/initdb").exists():
-        pytest.fail("postgresql-15 is not installed: run scripts/install-deps.sh")
-    env = {}
-    for line in _pg("start").splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
-        env[key] = value.strip("'")
-    yield env
-    _pg("stop", env["TTLSTORE_PG_DIR"])
+    yield from private_pg()
 
 
 def _serve(tmp_path, conninfo: str, name: str, *extra: str) -> ServerProcess:
@@ -86,9 +70,7 @@ def test_conditional_increments_through_three_processes_add_up(pg, tmp_path, tra
     try:
         name = unique_name("hot")
         ddb0 = make_client(servers[0].endpoint)
-        ddb0.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        create_table(ddb0, name)
         # Started after the table exists: a process reads the catalog at start (issue 34).
         servers += [_serve(tmp_path, conninfo, f"p{i}") for i in range(1, PROCESSES)]
         endpoints = [s.endpoint for s in servers]
@@ -148,18 +130,9 @@ LEASE_SECONDS = 1.5
 UNITS = ("pitr/trim", "streams/trim", "tablestore/purge", "tokens/trim")
 
 
-def _metrics_text(srv: ServerProcess) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
-    try:
-        conn.request("GET", "/metrics")
-        return conn.getresponse().read().decode()
-    finally:
-        conn.close()
-
-
 def _leases(srv: ServerProcess) -> tuple[dict, int]:
     """The units /metrics says this process holds (unit -> 0/1), and its takeovers."""
-    text = _metrics_text(srv)
+    text = metrics_text(srv)
     held = {m.group(1): int(m.group(2))
             for m in re.finditer(r'^ttlstore_lease_held\{unit="([^"]+)"\} (\d+)$', text, re.M)}
     takeovers = re.search(r"^ttlstore_lease_takeovers_total (\d+)$", text, re.M)
@@ -169,12 +142,9 @@ def _leases(srv: ServerProcess) -> tuple[dict, int]:
 def _wait_for_holder(srv: ServerProcess, timeout: float) -> float:
     """Seconds until `srv` holds every unit (fails past `timeout`)."""
     start = time.monotonic()
-    while True:
-        held, _ = _leases(srv)
-        if all(held.get(u) == 1 for u in UNITS):
-            return time.monotonic() - start
-        assert time.monotonic() - start < timeout, f"{srv.endpoint} holds {held}"
-        time.sleep(0.05)
+    wait_until(lambda: all(_leases(srv)[0].get(u) == 1 for u in UNITS), timeout,
+               f"{srv.endpoint} to hold every unit")
+    return time.monotonic() - start
 
 
 def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
@@ -215,18 +185,6 @@ def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
                 srv.stop()
 
 
-def _wait(what: str, ok, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if ok():
-                return
-        except ClientError:
-            pass
-        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
-        time.sleep(0.05)
-
-
 def test_catalog_changes_reach_every_process(pg, tmp_path):
     conninfo = pg["TTLSTORE_TEST_PG"]
     # Both start before the table exists.
@@ -235,9 +193,7 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
     try:
         ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
         name = unique_name("cat")
-        ddb_a.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        create_table(ddb_a, name)
         # At once through the other: a name not found is looked up in the database.
         ddb_b.put_item(TableName=name, Item={"pk": {"S": "k1"}, "g": {"S": "x"}})
         assert ddb_a.get_item(TableName=name, Key={"pk": {"S": "k1"}},
@@ -246,15 +202,15 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
         # A change through one is seen by the other within the refresh interval.
         ddb_b.update_time_to_live(TableName=name, TimeToLiveSpecification={
             "Enabled": True, "AttributeName": "expires"})
-        _wait("TTL enabled seen by the other process", lambda: ddb_a.describe_time_to_live(
-            TableName=name)["TimeToLiveDescription"]["TimeToLiveStatus"] == "ENABLED")
+        wait_until(lambda: ddb_a.describe_time_to_live(TableName=name)["TimeToLiveDescription"][
+            "TimeToLiveStatus"] == "ENABLED", 10, "TTL enabled seen by the other process")
         ddb_a.update_table(TableName=name, AttributeDefinitions=[
             {"AttributeName": "g", "AttributeType": "S"}], GlobalSecondaryIndexUpdates=[{"Create": {
             "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
             "Projection": {"ProjectionType": "ALL"}}}])
-        _wait("the index ACTIVE, seen by the other process", lambda: [
-            ix["IndexStatus"] for ix in ddb_b.describe_table(TableName=name)["Table"].get(
-                "GlobalSecondaryIndexes", [])] == ["ACTIVE"])
+        wait_until(lambda: [ix["IndexStatus"] for ix in ddb_b.describe_table(TableName=name)[
+            "Table"].get("GlobalSecondaryIndexes", [])] == ["ACTIVE"], 10,
+            "the index ACTIVE, seen by the other process")
         # A write through the process that did not build the index keeps it.
         ddb_b.put_item(TableName=name, Item={"pk": {"S": "k2"}, "g": {"S": "y"}})
         got = ddb_a.query(TableName=name, IndexName="by_g", KeyConditionExpression="g = :g",
@@ -269,18 +225,21 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
                 return False
             except ClientError as e:
                 return e.response["Error"]["Code"] == "ResourceNotFoundException"
-        _wait("the table gone from the other process", gone)
+        wait_until(gone, 10, "the table gone from the other process")
         # Created again under the same name with another key: the other serves the new one.
-        ddb_b.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                           AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "N"}],
-                           KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
-        _wait("the new table seen by the other process", lambda: ddb_a.describe_table(
-            TableName=name)["Table"]["KeySchema"][0]["AttributeName"] == "id")
+        create_table(ddb_b, name, hash_key=("id", "N"))
+
+        def key_of_a() -> str:
+            try:
+                table = ddb_a.describe_table(TableName=name)["Table"]
+            except ClientError:  # not seen yet
+                return ""
+            return table["KeySchema"][0]["AttributeName"]
+        wait_until(lambda: key_of_a() == "id", 10, "the new table seen by the other process")
         ddb_a.put_item(TableName=name, Item={"id": {"N": "1"}})
         assert ddb_b.get_item(TableName=name, Key={"id": {"N": "1"}},
                               ConsistentRead=True)["Item"] == {"id": {"N": "1"}}
-        assert int(re.search(r"^ttlstore_catalog_refreshed_total (\d+)$",
-                             _metrics_text(a), re.M).group(1)) > 0
+        assert metric(a, "ttlstore_catalog_refreshed_total") > 0
     finally:
         b.stop()
         a.stop()
@@ -293,9 +252,7 @@ def test_client_request_token_holds_across_processes(pg, tmp_path):
     try:
         ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
         name = unique_name("tok")
-        ddb_a.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        create_table(ddb_a, name)
 
         def add(by: int) -> list:
             return [{"Update": {"TableName": name, "Key": {"pk": {"S": "c"}},

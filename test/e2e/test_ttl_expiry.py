@@ -32,12 +32,12 @@ from __future__ import annotations
 import http.client
 import re
 import time
-from typing import Callable, Optional
+from typing import Optional
 
 import pytest
 
 from dataplane_util import N, S, all_items, batch_put, get
-from e2e_util import create_table, make_client
+from e2e_util import create_table, make_client, wait_until
 
 WAIT = 5.0            # longest wait for an expired item to be deleted
 YEAR = 365 * 24 * 3600
@@ -52,18 +52,6 @@ DELETION_LAG = "ttlstore_ttl_deletion_lag_seconds"
 # --------------------------------------------------------------------------------------------
 # Helpers: polling and /metrics
 # --------------------------------------------------------------------------------------------
-
-
-def wait_until(pred: Callable[[], object], timeout: float, what: str, interval: float = 0.05):
-    """Poll pred() until it returns something truthy; fail with `what` after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"not within {timeout}s: {what}")
-        time.sleep(interval)
 
 
 def metrics_text(port: int) -> str:

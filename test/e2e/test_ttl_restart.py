@@ -11,12 +11,11 @@ import random
 import re
 import signal
 import time
-from typing import Callable
 
 import pytest
 
 from dataplane_util import N, S, all_items, batch_put
-from e2e_util import assert_error, check_data_dir, create_table, make_client
+from e2e_util import assert_error, check_data_dir, create_table, make_client, wait_until
 
 DELETED = "ttlstore_ttl_deleted_items_total"
 # The sweeper deletes ~150k items/s (3000 items: a ~20 ms wave, over before a SIGTERM lands), so
@@ -29,17 +28,6 @@ SEED = 20261122
 # --------------------------------------------------------------------------------------------
 # Helpers (the same small ones as test_ttl_expiry.py; each test file stands alone)
 # --------------------------------------------------------------------------------------------
-
-
-def wait_until(pred: Callable[[], object], timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"not within {timeout}s: {what}")
-        time.sleep(interval)
 
 
 def deleted_count(port: int, table: str) -> float:
