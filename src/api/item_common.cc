@@ -18,13 +18,9 @@ std::string RepeatedTransactionResponse(const std::vector<ops::TransactAction>& 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  if (statements) {
+  if (statements) {  // as the first answer of a transaction of writes: no response per statement
     w.Key("Responses");
     w.StartArray();
-    for (size_t i = 0; i < actions.size(); ++i) {
-      w.StartObject();
-      w.EndObject();
-    }
     w.EndArray();
   }
   WriteCapacityList(w, capacity, units);

@@ -91,8 +91,8 @@ Error TransactionCancelled(const std::vector<ops::CancellationReason>& reasons);
 // The answer to a transaction whose ClientRequestToken says it was applied before (by another
 // process, or before a restart: ops/request_tokens.h): nothing written, and ConsumedCapacity
 // (when asked for) the read units of reading each action's item as it is (`sizes`), per table,
-// as the API reference says of repeats. `statements`: ExecuteTransaction's shape (one empty
-// response per statement) rather than TransactWriteItems'.
+// as the API reference says of repeats. `statements`: ExecuteTransaction's shape (an empty
+// Responses list, as its first answer to writes gives) rather than TransactWriteItems'.
 std::string RepeatedTransactionResponse(const std::vector<ops::TransactAction>& actions,
                                         const std::vector<size_t>& sizes,
                                         const std::optional<std::string>& capacity,

@@ -274,8 +274,9 @@ def test_client_request_token_holds_across_processes(pg, tmp_path):
         # PartiQL's ExecuteTransaction alike.
         stmt = [{"Statement": f'UPDATE "{name}" SET n = n + ? WHERE pk = ?',
                  "Parameters": [{"N": "10"}, {"S": "c"}]}]
-        ddb_b.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
-        ddb_a.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
+        first = ddb_b.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
+        again = ddb_a.execute_transaction(ClientRequestToken=token + "p", TransactStatements=stmt)
+        assert again["Responses"] == first["Responses"]
         assert value() == "11"
         # One new token sent at once by many clients through both processes: applied once.
         racing = token + "r"
