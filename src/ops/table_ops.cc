@@ -7,6 +7,7 @@
 #include <mutex>
 #include <random>
 
+#include <spdlog/spdlog.h>
 #include "streams/stream_log.h"
 
 namespace ttlstore::ops {
@@ -313,6 +314,8 @@ void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  // Past the bound the caller goes on; a holder that long is a fault worth seeing in the log.
+  spdlog::warn("event=older_versions_wait_timeout table_id={}", table_id);
 }
 
 Status TableCatalog::UpdateById(uint32_t table_id,

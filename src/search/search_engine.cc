@@ -302,19 +302,33 @@ void SearchEngine::Impl::Run() {
 bool SearchEngine::Impl::Pass() {
   SyncIndexes();
   bool work = false;
-  std::vector<ops::TablePtr> tables = SearchTables(catalog);
-  for (const auto& t : tables) work |= ApplyQueue(t->id);
-  for (const auto& t : tables) {
-    for (const auto& meta : t->tablestore->search_indexes) {
-      // The Xapian metadata decides, not only the catalog: an index whose folder was lost
-      // (created empty again by SyncIndexes) is rebuilt from the rows the same way.
-      auto ix = Find(meta.id);
-      bool built = ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) == "1";
-      if (meta.building || (ix && ix->writer && !built)) {
-        work |= BuildChunk(t->name, t->id, meta.id);
+  struct Build {
+    std::string table_name;
+    uint32_t table_id;
+    uint32_t index_id;
+  };
+  std::vector<uint32_t> table_ids;
+  std::vector<Build> builds;
+  {
+    // The descriptors are not held while working: a build waits until no request holds an
+    // older descriptor of its table, and one held here would be waited for until the wait's
+    // bound (10 s, and a stop waited as long).
+    std::vector<ops::TablePtr> tables = SearchTables(catalog);
+    for (const auto& t : tables) {
+      table_ids.push_back(t->id);
+      for (const auto& meta : t->tablestore->search_indexes) {
+        // The Xapian metadata decides, not only the catalog: an index whose folder was lost
+        // (created empty again by SyncIndexes) is rebuilt from the rows the same way.
+        auto ix = Find(meta.id);
+        bool built = ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) == "1";
+        if (meta.building || (ix && ix->writer && !built)) {
+          builds.push_back({t->name, t->id, meta.id});
+        }
       }
     }
   }
+  for (uint32_t id : table_ids) work |= ApplyQueue(id);
+  for (const auto& b : builds) work |= BuildChunk(b.table_name, b.table_id, b.index_id);
   int64_t now = clock.NowMs();
   if (now - last_purge_ms >= kPurgeEveryMs) {
     last_purge_ms = now;
@@ -481,24 +495,26 @@ bool SearchEngine::Impl::ApplyQueue(uint32_t table_id) {
 
 bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t table_id,
                                     uint32_t index_id) {
-  ops::TablePtr table = catalog.FindById(table_id);
   auto ix = Find(index_id);
-  if (!table || !table->tablestore || !ix || !ix->writer) return false;
+  if (!ix || !ix->writer) return false;
+  bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
+  std::string cursor = built ? std::string() : ix->writer->get_metadata(kMetaBuildCursor);
+  if (!built && cursor.empty()) {
+    // Writers that resolved the table before the index existed queue nothing for it: wait
+    // until none is left before reading the rows (the secondary-index backfill's rule). No
+    // descriptor of the table is held here, or the wait would be for this one.
+    catalog.WaitForOlderVersions(table_id);
+  }
+  ops::TablePtr table = catalog.FindById(table_id);
+  if (!table || !table->tablestore) return false;
   const model::TablestoreSchema& schema = *table->tablestore;
   const model::SearchIndexMeta* meta = nullptr;
   for (const auto& m : schema.search_indexes) {
     if (m.id == index_id) meta = &m;
   }
   if (!meta) return false;
-  bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
   if (built && !meta->building) return false;
   if (!built) {
-    std::string cursor = ix->writer->get_metadata(kMetaBuildCursor);
-    if (cursor.empty()) {
-      // Writers that resolved the table before the index existed queue nothing for it: wait
-      // until none is left before reading the rows (the secondary-index backfill's rule).
-      catalog.WaitForOlderVersions(table_id);
-    }
     int64_t now = clock.NowMs();
     auto it = store.ScanFamily(storage::Family::kRows, versions::TableRowsBegin(table_id),
                                versions::TableRowsEnd(table_id), false,

@@ -5,7 +5,7 @@
 // SDK clients (npm `tablestore` 5.6.5, no retries), raw signed HTTP calls, and small assertion
 // helpers for the shapes the SDK returns.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,6 +27,16 @@ export const TTLSTORE_BIN = process.env.TTLSTORE_BIN
 
 // TTLSTORE_E2E_PG: servers on the PostgreSQL backend (test/pg_storage.mjs).
 export { E2E_PG, pgStorageArgs };
+
+// The threads' stacks of a server that does not stop, when gdb is installed (it is not among the
+// project's dependencies: on a machine without it this says so and the log tail stands alone).
+function threadStacks(pid) {
+  const r = spawnSync('gdb', ['-p', String(pid), '-batch', '-ex', 'thread apply all bt 30'],
+                      { encoding: 'utf8', timeout: 60000 });
+  if (r.error) return `(no thread stacks: ${r.error.message})`;
+  if (!/^Thread/m.test(r.stdout)) return `(no thread stacks: ${(r.stdout + r.stderr).slice(-2000)})`;
+  return `thread stacks:\n${r.stdout.split('\n').filter((l) => /^(Thread|#)/.test(l)).join('\n')}`;
+}
 
 export const ACCESS_KEY = 'testKey';
 export const SECRET = 'testSecret';
@@ -179,9 +189,11 @@ export class Server {
       const outcome = await Promise.race([exited, timedOut]);
       clearTimeout(timer);  // a pending timer would keep the test process alive
       if (outcome === 'timeout') {
+        const stacks = threadStacks(child.pid);
         process.kill(child.pid, 'SIGKILL');
         await exited;
-        throw new Error(`ttlstore (pid ${child.pid}) ignored SIGTERM for ${timeoutMs} ms`);
+        throw new Error(`ttlstore (pid ${child.pid}) ignored SIGTERM for ${timeoutMs} ms\n` +
+                        `log (last 4000 characters):\n${this.log().slice(-4000)}\n${stacks}`);
       }
     }
     if (removeDir && this.ownsRoot) {
