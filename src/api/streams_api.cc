@@ -292,6 +292,7 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
     }
   }
   ASSIGN_OR_RETURN(all, log.ListShards(r.table_id, r.info.created_ms));
+  ASSIGN_OR_RETURN(last_allocated, log.LastAllocated(r.table_id, r.info.created_ms));
   // CHILD_SHARDS: the shard must be one of the stream's, listed or since trimmed (a reader that
   // finished a parent a day ago may still ask for its children).
   std::vector<streams::ShardInfo> shards = all;
@@ -341,7 +342,7 @@ Result<std::string> DescribeStream(const Services& s, const rapidjson::Value& re
     w.Key("SequenceNumberRange");
     w.StartObject();
     w.Key("StartingSequenceNumber");
-    w.String(streams::SequenceNumberText(sh.first_seq.value_or(log.last_allocated() + 1)).c_str());
+    w.String(streams::SequenceNumberText(sh.first_seq.value_or(last_allocated + 1)).c_str());
     // Final only once no writer still holds a number of the shard: until then the shard is
     // shown open (it can still receive that record).
     if (settled.count(sh.shard_no) && sh.last_seq) {
@@ -393,14 +394,15 @@ Result<std::string> GetShardIterator(const Services& s, const rapidjson::Value& 
   ASSIGN_OR_RETURN(found, FindShard(s, r, *shard_id));
   streams::StreamLog& log = s.items.streams();
   ShardIterator it{arn, found.shard().shard_no, 0, now};
+  ASSIGN_OR_RETURN(last_allocated, log.LastAllocated(r.table_id, r.info.created_ms));
   if (*type == "LATEST") {
     // Just past the newest record: the last number handed out (later ones are newer). On a
     // closed shard that is past its end: GetRecords answers with no records and no
     // NextShardIterator.
-    it.position = log.last_allocated();
+    it.position = last_allocated;
   } else if (by_number) {
     // Not yet handed out, or a number of another shard of the stream.
-    if (!streams::SequenceInShard(found.all, found.index, *seq, log.last_allocated())) {
+    if (!streams::SequenceInShard(found.all, found.index, *seq, last_allocated)) {
       return Error::Validation(std::string(kInvalid) + "Invalid SequenceNumber");
     }
     it.position = *type == "AT_SEQUENCE_NUMBER" ? *seq - 1 : *seq;

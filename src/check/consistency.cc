@@ -21,6 +21,7 @@
 #include "streams/row_record.h"
 #include "streams/shard_rollover.h"
 #include "streams/stream_names.h"
+#include "streams/stream_head.h"
 #include "streams/stream_record.h"
 #include "versions/purge_index.h"
 #include "versions/row.h"
@@ -374,6 +375,8 @@ class Checker {
     std::pair<uint32_t, int64_t> prev_stream{0, -1};
     uint64_t prev_seq = 0;
     uint32_t prev_shard = 0;
+    // (table id, stream ms) -> the last record's number and shard.
+    std::map<std::pair<uint32_t, int64_t>, std::pair<uint64_t, uint32_t>> last_of;
     std::string lower(1, streams::kRecordPrefix), upper(1, streams::kRecordPrefix + 1);
     auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
     for (; it->Valid(); it->Next()) {
@@ -395,6 +398,7 @@ class Checker {
       prev_stream = {table_id, stream_ms};
       prev_seq = seq;
       prev_shard = shard;
+      last_of[{table_id, stream_ms}] = {seq, shard};
       // A Tablestore table's stream holds row records (format 0x02) only, a DynamoDB table's
       // DynamoDB records only, and each decodes whole.
       const bool row_record = !it->value().empty() && it->value()[0] == streams::kRowRecordFormat;
@@ -417,6 +421,7 @@ class Checker {
       ++lost[{table_id, stream_ms}];
     }
     RETURN_IF_ERROR(it->status());
+    RETURN_IF_ERROR(CheckStreamHeads(last_of));
     for (const auto& [ref, n] : lost) {
       auto t = tables_.find(ref.first);
       if (t == tables_.end()) {
@@ -429,6 +434,34 @@ class Checker {
       }
     }
     return Status::Ok();
+  }
+
+  // Stream heads (a store several processes share, streams/stream_head.h): each decodes, and
+  // numbers above its stream's last record in a shard no earlier than that record's.
+  Status CheckStreamHeads(
+      const std::map<std::pair<uint32_t, int64_t>, std::pair<uint64_t, uint32_t>>& last_of) {
+    std::string lower(1, streams::kHeadPrefix), upper(1, streams::kHeadPrefix + 1);
+    auto it = store_.ScanFamily(storage::Family::kStreams, lower, upper, false, nullptr);
+    for (; it->Valid(); it->Next()) {
+      uint32_t table_id = 0;
+      int64_t stream_ms = 0;
+      std::string state(it->key());
+      state[0] = streams::kShardStatePrefix;  // the same table id and stream ms follow
+      std::optional<streams::StreamHead> head = streams::DecodeHead(it->value());
+      if (!streams::ParseShardStateKey(state, &table_id, &stream_ms) || !head) {
+        Problem("a stream head does not decode: " + Hex(it->key()));
+        continue;
+      }
+      auto last = last_of.find({table_id, stream_ms});
+      if (last == last_of.end()) continue;
+      if (last->second.first >= head->next_seq || last->second.second > head->open.shard_no) {
+        Problem(fmt::format("table id {} stream {}: the head would number {} in shard {}, but a "
+                            "record numbered {} is in shard {}",
+                            table_id, streams::StreamLabel(stream_ms), head->next_seq,
+                            head->open.shard_no, last->second.first, last->second.second));
+      }
+    }
+    return it->status();
   }
 
   bool MatchesItem(int64_t due, std::string_view item_key) {

@@ -43,7 +43,10 @@ class PgSink final : public BatchSink {
   // The batch's statements, in order. Called once, at commit.
   std::vector<PgStatement> Finish();
   // Whether the sink holds nothing to write.
-  bool Empty() const { return statements_.empty() && writes_.empty() && pending_stats_.empty(); }
+  bool Empty() const {
+    return statements_.empty() && writes_.empty() && pending_stats_.empty() &&
+           sequenced().empty();
+  }
   // Takes in `other`'s writes, as if they had been made to this sink after its own, and its
   // stats additions (summed), leaving `other` empty: the writes of read-modify-writes of
   // distinct keys that commit in one transaction (pg_store_rmw.cc). False, with nothing taken,

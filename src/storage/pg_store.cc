@@ -327,7 +327,26 @@ Result<std::vector<PgRows>> PgStore::Run(const std::vector<PgStatement>& stateme
 std::unique_ptr<BatchSink> PgStore::NewSink() const { return std::make_unique<PgSink>(); }
 
 Status PgStore::Commit(BatchSink& sink) {
+  std::vector<BatchSink::Sequenced> sequenced = std::move(sink.sequenced());
+  sink.sequenced().clear();
   const auto& statements = static_cast<PgSink&>(sink).Finish();
+  if (!sequenced.empty()) {
+    // Two round trips in one transaction: the heads locked and read, then every write.
+    return RetryConflicts([&](bool* conflict) -> Status {
+      PgError error;
+      auto lease = pool_->Acquire(&error);
+      if (!lease) return PgStoreError(error, "no connection");
+      std::vector<PgStatement> all = statements;
+      if (ResolveSequencedHeads(**lease, {{"BEGIN ISOLATION LEVEL READ COMMITTED", {}}},
+                                sequenced, &all, &error)) {
+        all.push_back({"COMMIT", {}});
+        if ((*lease)->Run(all, nullptr, nullptr, &error)) return Status::Ok();
+      }
+      *conflict = error.kind == PgFailure::kRetry;
+      spdlog::warn("event=storage_write_failed message=\"{}\"", error.message);
+      return PgStoreError(error, "statement failed");
+    });
+  }
   if (statements.empty()) return Status::Ok();
   auto done = Run(statements, "BEGIN");
   if (!done) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "storage/backend.h"
 #include "storage/pg_connection.h"
 #include "storage/pg_point_reads.h"
 #include "storage/store.h"
@@ -78,6 +79,13 @@ class PgStore final : public Store {
                     bool alone);
   // Runs `fn` on the request's reads into a batch of its own.
   void RunMember(RmwRequest& r, const RmwFunction& fn);
+
+  // Sequenced writes (WriteBatch::PutSequenced; pg_sequenced.cc): runs `before` on `conn`, then
+  // locks the heads of `sequenced` in the transaction `before` leaves open (creating the absent
+  // ones), resolves them, and appends to `out` the statements that write the result.
+  static bool ResolveSequencedHeads(PgConnection& conn, std::vector<PgStatement> before,
+                                    const std::vector<BatchSink::Sequenced>& sequenced,
+                                    std::vector<PgStatement>* out, PgError* error);
 
   std::unique_ptr<PgPool> pool_;
   std::mutex rmw_mu_;

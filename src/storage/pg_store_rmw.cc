@@ -282,28 +282,34 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
   PgSink merged;
   std::vector<PgStatement> apart;
   std::vector<RmwRequest*> writers;
+  std::vector<BatchSink::Sequenced> sequenced;  // every member's, members in group order
   for (RmwRequest* r : group) {
     if (!r->batch) continue;
     auto& sink = static_cast<PgSink&>(SinkOf(*r->batch));
     if (sink.Empty()) continue;  // nothing to write: its locks go with the rollback or commit
     writers.push_back(r);
+    for (auto& s : sink.sequenced()) sequenced.push_back(std::move(s));
+    sink.sequenced().clear();
     if (!merged.Absorb(sink)) {
       for (auto& s : sink.Finish()) apart.push_back(std::move(s));
     }
   }
   std::vector<PgStatement> second = merged.Finish();
   for (auto& s : apart) second.push_back(std::move(s));
-  if (second.empty()) {
+  if (second.empty() && sequenced.empty()) {
     (*lease)->Exec({"ROLLBACK", {}}, nullptr, &error);  // nothing to write: releases the locks
     return finish();
   }
+  // The members' sequenced writes: their heads are locked last, once every member has decided
+  // (a head is held for the commit's round trip only), and resolved in one run.
+  bool ok = sequenced.empty() || ResolveSequencedHeads(**lease, {}, sequenced, &second, &error);
   if (!absent.empty()) {
     second.push_back({"DELETE FROM ttlstore_rmw_locks WHERE (h, d) IN (SELECT h, d FROM "
                       "unnest($1::bytea[], $2::bytea[]) AS l (h, d))",
                       std::move(lock_params), /*prepared=*/true});
   }
   second.push_back({"COMMIT", {}});
-  const bool ok = (*lease)->Run(second, nullptr, nullptr, &error);
+  ok = ok && (*lease)->Run(second, nullptr, nullptr, &error);
   if (!ok) spdlog::warn("event=storage_write_failed message=\"{}\"", error.message);
   if (ok && group.size() > 1) shared_transactions_ += group.size();
   for (RmwRequest* r : writers) {

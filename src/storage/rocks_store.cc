@@ -305,6 +305,18 @@ std::unique_ptr<BatchSink> RocksStore::NewSink() const {
 
 Status RocksStore::Commit(BatchSink& sink) {
   rocksdb::WriteBatch* batch = static_cast<RocksSink&>(sink).batch();
+  std::unique_lock<std::mutex> sequence_lock;
+  if (!sink.sequenced().empty()) {
+    sequence_lock = std::unique_lock<std::mutex>(sequence_mu_);
+    SequenceHeads heads;
+    for (const auto& s : sink.sequenced()) {
+      if (heads.count({s.space, s.head})) continue;
+      ASSIGN_OR_RETURN(value, GetIn(s.space, s.head));
+      heads[{s.space, s.head}] = std::move(value);
+    }
+    ResolveSequenced(sink.sequenced(), heads, sink);
+    sink.sequenced().clear();  // in the batch now
+  }
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   rocksdb::Status s = db_->Write(wo, batch);
@@ -369,7 +381,10 @@ Status RocksStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const
   }
   WriteBatch batch(*this);
   RETURN_IF_ERROR(RunRmwFunction(fn, reads, batch, conflict));
-  if (static_cast<RocksSink&>(SinkOf(batch)).batch()->Count() == 0) return Status::Ok();
+  if (static_cast<RocksSink&>(SinkOf(batch)).batch()->Count() == 0 &&
+      SinkOf(batch).sequenced().empty()) {
+    return Status::Ok();
+  }
   RETURN_IF_ERROR(Commit(SinkOf(batch)));
   Committed(batch);
   return Status::Ok();

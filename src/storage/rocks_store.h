@@ -66,6 +66,9 @@ class RocksStore final : public Store {
   std::atomic<uint64_t> unavailable_writes_{0};  // writes refused for want of space/permission
   std::mutex table_id_mu_;  // serializes AllocateTableId's read-increment-write
   KeyLocks rmw_locks_;      // ReadModifyWrite's stripes
+  // Held from the reads of a batch's sequenced heads to its write: one process owns the
+  // folder, so this is all the locking WriteBatch::PutSequenced needs.
+  std::mutex sequence_mu_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // in Space order, as opened
   std::array<rocksdb::ColumnFamilyHandle*, kSpaceCount> handles_by_space_{};

@@ -90,6 +90,15 @@ enum class BatchOutcome {
   kUnknown,       // the backend cannot tell (PostgreSQL: the connection died during COMMIT)
 };
 
+// What a sequenced write's function (WriteBatch::PutSequenced) decides: the head's new value
+// (never empty) and the puts to make in the head's family.
+struct SequencedWrite {
+  std::string head;
+  std::vector<std::pair<std::string, std::string>> puts;  // (key, value)
+};
+// Called at commit with the head's committed value (nullopt: none yet), the head locked.
+using SequenceFunction = std::function<SequencedWrite(const std::optional<std::string>& head)>;
+
 // One atomic write. Build it, then Store::Write it. The writes are handed as they are added to
 // the backend's BatchSink (storage/backend.h), which commits them together.
 class WriteBatch {
@@ -117,6 +126,16 @@ class WriteBatch {
   void Delete(Family family, std::string_view key);
   // Removes every key in [begin, end).
   void DeleteRange(Family family, std::string_view begin, std::string_view end);
+  // A write numbered at commit: when the batch commits, `fn` is called with the value of
+  // `head_key` (in `family`) as committed, the head locked against every other commit that
+  // names it, by this process or any other on the same database, until this one is done; its
+  // puts and the head's new value are written with the batch's other writes (after them). So
+  // numbers kept in a head rise in commit order, and none is lost or handed out twice, however
+  // many processes write (stream sequence numbers, streams/stream_log.h). The sequenced writes
+  // of one batch (or of a transaction several share) run in the order added, each seeing the
+  // head the one before left. `fn` runs again if the commit is started over, so it decides
+  // from `head` only and has no side effect. A head's value is never empty.
+  void PutSequenced(Family family, std::string head_key, SequenceFunction fn);
   void PutTable(const model::TableDescriptor& table);
   // The store this batch writes to (for reads that decide what the batch holds).
   const Store& store() const { return store_; }

@@ -89,6 +89,23 @@ void WriteBatch::DeleteRange(Family family, std::string_view begin, std::string_
   sink_->DeleteRange(Store::SpaceOf(family), begin, end);
 }
 
+void WriteBatch::PutSequenced(Family family, std::string head_key, SequenceFunction fn) {
+  sink_->AddSequenced({Store::SpaceOf(family), std::move(head_key), std::move(fn)});
+}
+
+void ResolveSequenced(const std::vector<BatchSink::Sequenced>& sequenced, SequenceHeads& heads,
+                      BatchSink& to) {
+  for (const auto& s : sequenced) {
+    std::optional<std::string>& head = heads[{s.space, s.head}];
+    SequencedWrite w = s.fn(head);
+    for (const auto& [key, value] : w.puts) to.Put(s.space, key, value);
+    head = std::move(w.head);
+  }
+  for (const auto& [where, value] : heads) {
+    if (value) to.Put(where.first, where.second, *value);
+  }
+}
+
 void WriteBatch::PutTable(const model::TableDescriptor& table) {
   sink_->Put(Space::kCatalog, table.name, EncodeTableDescriptor(table));
 }

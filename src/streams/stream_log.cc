@@ -25,7 +25,7 @@ model::Item KeysOf(const model::TableDescriptor& table, const model::Item& item)
 }  // namespace
 
 StreamLog::StreamLog(storage::Store& store, const Clock* clock)
-    : store_(store), clock_(clock ? clock : &system_clock_) {
+    : store_(store), clock_(clock ? clock : &system_clock_), shared_(store.SharedByProcesses()) {
   if (Status s = Recover(); !s) {
     spdlog::error("event=stream_recover_failed message=\"{}\"", s.error().message());
   }
@@ -137,6 +137,7 @@ void StreamLog::AddRowRecord(storage::WriteBatch& batch, const model::TableDescr
 
 void StreamLog::Append(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms,
                        int64_t created_ms, const std::string& value) {
+  if (shared_) return AppendShared(batch, table_id, stream_ms, created_ms, value);
   std::string key;
   uint64_t seq;
   size_t in_flight;
@@ -177,7 +178,93 @@ void StreamLog::Append(storage::WriteBatch& batch, uint32_t table_id, int64_t st
   }
 }
 
+void StreamLog::AppendShared(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms,
+                             int64_t created_ms, const std::string& value) {
+  const std::pair<uint32_t, int64_t> stream{table_id, stream_ms};
+  bool seen;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen = heads_seen_.count(stream) > 0;
+  }
+  // Until this process has seen the head, what to start from if there is none: read here, not
+  // under the head's lock, which is right whenever it is used (no head: no write has numbered a
+  // record of the stream from one, and records from before heads were kept are all written).
+  StreamHead fallback;
+  if (!seen) {
+    auto from_records = HeadFromRecords(table_id, stream_ms);
+    if (from_records) {
+      fallback = *from_records;
+    } else {
+      fallback.next_seq = next_seq_.load();
+      fallback.open = open_shard(table_id, stream_ms);
+    }
+  }
+  const int64_t rollover_ms = rollover_ms_.load();
+  batch.PutSequenced(
+      storage::Family::kStreams, HeadKey(table_id, stream_ms),
+      [=](const std::optional<std::string>& raw) {
+        std::optional<StreamHead> decoded = raw ? DecodeHead(*raw) : std::nullopt;
+        StreamHead head = decoded ? *decoded : fallback;
+        storage::SequencedWrite w;
+        if (RollsOver(head.open, created_ms, rollover_ms)) {
+          head.open = OpenShard{head.open.shard_no + 1, std::nullopt};
+          // The child is durable with its first record (as Append's).
+          w.puts.emplace_back(ShardStateKey(table_id, stream_ms),
+                              EncodeShardState(head.open.shard_no));
+        }
+        if (!head.open.first_record_ms) head.open.first_record_ms = created_ms;
+        w.puts.emplace_back(RecordKey(table_id, stream_ms, head.open.shard_no, head.next_seq),
+                            value);
+        ++head.next_seq;
+        w.head = EncodeHead(head);
+        return w;
+      });
+  if (!seen) {
+    batch.OnOutcome([this, stream, alive = std::weak_ptr<int>(alive_)](
+                         storage::BatchOutcome outcome) {
+      if (outcome != storage::BatchOutcome::kCommitted || alive.expired()) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      heads_seen_.insert(stream);
+    });
+  }
+}
+
+Result<StreamHead> StreamLog::HeadFromRecords(uint32_t table_id, int64_t stream_ms) const {
+  // Above every number the family ever held: its records' and the trimmer's floor.
+  uint64_t max_seq = 0;
+  ASSIGN_OR_RETURN(floor, store_.Get(storage::Family::kStreams, kSeqFloorKey));
+  if (floor) {
+    std::string_view v = *floor;
+    GetFixed64BE(&v, &max_seq);
+  }
+  ASSIGN_OR_RETURN(shards, ListShards(table_id, stream_ms));
+  for (const auto& sh : shards) max_seq = std::max(max_seq, sh.last_seq.value_or(0));
+  StreamHead head;
+  head.next_seq = max_seq + 1;
+  head.open.shard_no = shards.back().shard_no;  // ListShards lists the open shard last
+  if (shards.back().first_seq) {
+    std::vector<std::pair<uint64_t, std::string>> first;
+    bool at_end = false;
+    RETURN_IF_ERROR(Scan(table_id, stream_ms, head.open.shard_no, *shards.back().first_seq - 1,
+                         UINT64_MAX, 1, &first, &at_end));
+    if (!first.empty()) head.open.first_record_ms = RecordCreatedMs(first[0].second);
+  }
+  return head;
+}
+
+Result<uint64_t> StreamLog::LastAllocated(uint32_t table_id, int64_t stream_ms) const {
+  if (!shared_) return last_allocated();
+  ASSIGN_OR_RETURN(raw, store_.Get(storage::Family::kStreams, HeadKey(table_id, stream_ms)));
+  if (raw) {
+    if (auto head = DecodeHead(*raw)) return head->next_seq - 1;
+  }
+  ASSIGN_OR_RETURN(head, HeadFromRecords(table_id, stream_ms));
+  return head.next_seq - 1;
+}
+
 uint64_t StreamLog::StableLimit() {
+  // Numbers rise in commit order on a shared store: whatever is committed can be read.
+  if (shared_) return UINT64_MAX;
   std::vector<std::pair<uint64_t, std::string>> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -336,6 +423,9 @@ void AddDroppedStreams(storage::WriteBatch& batch, const model::TableDescriptor&
     batch.Put(storage::Family::kStreams, DroppedKey(table.id, st.created_ms), EncodeDropped(d));
   }
   batch.DeleteRange(storage::Family::kStreams, ShardStateKey(table.id, 0), keep_from);
+  // No write numbers a record of the table's streams any more; a reader's LastAllocated finds
+  // the same numbers in the records.
+  batch.DeleteRange(storage::Family::kStreams, HeadKeysBegin(table.id), HeadKeysEnd(table.id));
 }
 
 }  // namespace ttlstore::streams

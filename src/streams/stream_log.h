@@ -22,6 +22,12 @@
 // records: readers treat shard k as still receiving (no EndingSequenceNumber, no end of shard for
 // GetRecords) while any number of it is unconfirmed (ShardsInFlight).
 //
+// On a store several processes share (PostgreSQL) none of the above can be kept in one
+// process's memory: there each stream numbers its records from its head, a record every write to
+// the stream locks at its commit (AppendShared, streams/stream_head.h). Numbers then rise in
+// commit order, so a reader never has to wait for one in flight, and a shard is closed for good
+// once its child has a record or a shard-state entry.
+//
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
@@ -41,6 +47,7 @@
 #include "storage/store.h"
 #include "streams/row_record.h"
 #include "streams/shard_rollover.h"
+#include "streams/stream_head.h"
 #include "streams/stream_record.h"
 
 namespace ttlstore::streams {
@@ -74,8 +81,12 @@ class StreamLog {
   void AddRowRecord(storage::WriteBatch& batch, const model::TableDescriptor& table,
                     RowRecord record);
 
-  // The most recently allocated sequence number (0 if none yet).
+  // The most recently allocated sequence number (0 if none yet), of this process: on a store
+  // several processes share, numbers are per stream (LastAllocated).
   uint64_t last_allocated() const { return next_seq_.load() - 1; }
+  // The largest number handed out in the stream (or below every number it will hand out): its
+  // head's on a store several processes share, else last_allocated().
+  Result<uint64_t> LastAllocated(uint32_t table_id, int64_t stream_ms) const;
   // Every sequence number below this is committed or will never be.
   uint64_t StableLimit();
   // Whether any number allocated for a record of this shard is still unconfirmed.
@@ -112,6 +123,13 @@ class StreamLog {
 
  private:
   Status Recover();
+  // Append on a store several processes share: the number and the shard are decided at commit,
+  // from the stream's head (streams/stream_head.h), which the commit locks.
+  void AppendShared(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms,
+                    int64_t created_ms, const std::string& value);
+  // The head a stream's records (and the family's floor) imply, for a stream without a head
+  // record: one whose records were written before heads were kept, or none yet.
+  Result<StreamHead> HeadFromRecords(uint32_t table_id, int64_t stream_ms) const;
   // Numbers a record of the stream created at `stream_ms` made at `created_ms`, in the open shard
   // (or its child, when it rolls over), and puts it and what the shard switch needs in `batch`.
   void Append(storage::WriteBatch& batch, uint32_t table_id, int64_t stream_ms, int64_t created_ms,
@@ -124,6 +142,9 @@ class StreamLog {
   storage::Store& store_;
   SystemClock system_clock_;
   const Clock* clock_;
+  // Whether other processes may write to the store (storage::Store::SharedByProcesses): then
+  // numbers come from the heads, and readers need not wait for numbers in flight.
+  const bool shared_;
   std::atomic<uint64_t> next_seq_{1};
   std::atomic<bool> confirming_{false};
   // Expires with the log: a batch's outcome function (Append) checks it before using the log.
@@ -133,6 +154,8 @@ class StreamLog {
   // (table id, stream ms) -> its open shard, for every stream with records or a shard-state
   // entry at start-up and every stream written since. GUARDED_BY(mu_)
   std::map<std::pair<uint32_t, int64_t>, OpenShard> open_shards_;
+  // Streams whose head this process has seen committed (shared store). GUARDED_BY(mu_)
+  std::set<std::pair<uint32_t, int64_t>> heads_seen_;
   // seq -> (record key, allocation time ms), for numbers not yet confirmed. GUARDED_BY(mu_)
   std::map<uint64_t, std::pair<std::string, int64_t>> in_flight_;
 };

@@ -32,6 +32,8 @@ inline constexpr char kRecordPrefix = 0x01;   // . table id . stream ms . shard 
 inline constexpr char kDroppedPrefix = 0x02;  // . table id . stream ms -> DroppedStream
 inline constexpr char kSeqFloorKey[] = "\x03";  // -> 8 bytes BE: no sequence number <= it is reused
 inline constexpr char kShardStatePrefix = 0x04;  // . table id . stream ms -> open shard no
+// . table id . stream ms -> StreamHead (streams/stream_head.h), on a database shared by processes
+inline constexpr char kHeadPrefix = 0x05;
 
 // 0x01 . table id (4 BE) . stream created ms (8 BE): every record of one stream.
 std::string StreamPrefix(uint32_t table_id, int64_t stream_ms);

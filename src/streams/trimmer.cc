@@ -95,6 +95,8 @@ Result<TrimStats> Trimmer::TrimOnce(int64_t now_ms) {
       std::string state(it->key());
       state[0] = kShardStatePrefix;
       batch.Delete(storage::Family::kStreams, state);
+      state[0] = kHeadPrefix;  // and its head, if a shared store kept one
+      batch.Delete(storage::Family::kStreams, state);
       ++stats.dropped_streams;
       any = true;
     }

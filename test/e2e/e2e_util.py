@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -333,3 +334,23 @@ def metric(srv: "ServerProcess", name: str) -> float:
     """The sum of the samples of /metrics' `name` (0 when there is none)."""
     pattern = re.compile(r"^" + re.escape(name) + r"(?:\{[^}]*\})?\s+(\S+)\s*$", re.M)
     return sum(float(v) for v in pattern.findall(metrics_text(srv)))
+
+
+def run_clients(count: int, client: Callable[[int], None], timeout: float = 300) -> None:
+    """Runs client(0) ... client(count - 1) on threads at once and fails the test if one raised
+    (a thread's exception is otherwise lost) or is still running after `timeout` seconds."""
+    errors: list = []
+
+    def run(c: int) -> None:
+        try:
+            client(c)
+        except Exception as e:  # noqa: BLE001  reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []

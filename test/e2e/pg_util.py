@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_util import TTLSTORE_BIN
+from e2e_util import TTLSTORE_BIN, ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_SCRIPT = ROOT / "scripts" / "pg-server.sh"
@@ -63,3 +63,10 @@ def check_storage(data_dir, conninfo: str) -> str:
     assert proc.returncode == 0 and proc.stdout.startswith("ok:"), \
         f"ttlstore check failed:\n{proc.stdout}{proc.stderr}"
     return proc.stdout
+
+
+def serve_on(tmp_path, conninfo: str, name: str, *extra: str) -> ServerProcess:
+    """A started `ttlstore serve` named `name` (data dir and log under tmp_path) on the database
+    `conninfo`: one of several processes sharing it."""
+    return ServerProcess(tmp_path / f"data-{name}", tmp_path / f"{name}.log",
+                         ["--storage", conninfo, *extra]).start()

@@ -256,6 +256,12 @@ def age_records(conninfo: str, due_from_ms: int, due_over_ms: int) -> int:
         psql(conninfo, "UPDATE ttlstore_streams s SET v = decode(x.v, 'hex') FROM (VALUES "
                        + ", ".join(values[at:at + 500])
                        + ") AS x(k, v) WHERE s.k = decode(x.k, 'hex')")
+    # A stream's head (keys `05`...: next number 8 BE . open shard 4 BE . its first record's
+    # created ms 8 BE) dates its open shard by that first record: dated back with it.
+    first_ms = (due_from_ms - DAY_MS).to_bytes(8, "big").hex()
+    psql(conninfo, "UPDATE ttlstore_streams SET v = substring(v from 1 for 12) || "
+                   f"decode('{first_ms}', 'hex') WHERE k >= '\\x05'::bytea AND "
+                   "k < '\\x06'::bytea AND length(v) = 20")
     return len(rows)
 
 

@@ -25,9 +25,9 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from e2e_util import (ServerProcess, create_table, make_client, metric, metrics_text, unique_name,
-                      wait_until)
-from pg_util import private_pg
+from e2e_util import (ServerProcess, create_table, make_client, metric, metrics_text, run_clients,
+                      unique_name, wait_until)
+from pg_util import private_pg, serve_on
 
 PROCESSES = 3
 CLIENTS = 6
@@ -39,10 +39,6 @@ HOT_COUNTERS = 2
 def pg():
     yield from private_pg()
 
-
-def _serve(tmp_path, conninfo: str, name: str, *extra: str) -> ServerProcess:
-    return ServerProcess(tmp_path / f"data-{name}", tmp_path / f"{name}.log",
-                         ["--storage", conninfo, *extra]).start()
 
 
 def _increment(ddb, table: str, key: dict, condition: str, values: dict, transact: bool) -> None:
@@ -66,50 +62,40 @@ def _failed_condition(e: ClientError) -> bool:
 @pytest.mark.parametrize("transact", [False, True], ids=["UpdateItem", "TransactWriteItems"])
 def test_conditional_increments_through_three_processes_add_up(pg, tmp_path, transact):
     conninfo = pg["TTLSTORE_TEST_PG"]
-    servers = [_serve(tmp_path, conninfo, "p0")]
+    servers = [serve_on(tmp_path, conninfo, "p0")]
     try:
         name = unique_name("hot")
         ddb0 = make_client(servers[0].endpoint)
         create_table(ddb0, name)
         # Started after the table exists: a process reads the catalog at start (issue 34).
-        servers += [_serve(tmp_path, conninfo, f"p{i}") for i in range(1, PROCESSES)]
+        servers += [serve_on(tmp_path, conninfo, f"p{i}") for i in range(1, PROCESSES)]
         endpoints = [s.endpoint for s in servers]
         acknowledged = [[0] * HOT_COUNTERS for _ in range(CLIENTS)]
         conflicts = [0] * CLIENTS
-        errors: list = []
 
         def client(c: int) -> None:
             clients = [make_client(e) for e in endpoints]
             turn = c
-            try:
-                while sum(acknowledged[c]) < INCREMENTS_PER_CLIENT:
-                    ddb = clients[turn % PROCESSES]
-                    counter = turn % HOT_COUNTERS
-                    turn += 1
-                    key = {"pk": {"S": f"counter{counter}"}}
-                    got = ddb.get_item(TableName=name, Key=key, ConsistentRead=True).get("Item")
-                    if got is None:
-                        condition, values = "attribute_not_exists(n)", {}
-                    else:
-                        condition, values = "n = :old", {":old": got["n"]}
-                    try:
-                        _increment(ddb, name, key, condition, values, transact)
-                    except ClientError as e:
-                        if not _failed_condition(e):
-                            raise
-                        conflicts[c] += 1
-                        continue
-                    acknowledged[c][counter] += 1
-            except Exception as e:  # reported below: a thread's exception is otherwise lost
-                errors.append(e)
+            while sum(acknowledged[c]) < INCREMENTS_PER_CLIENT:
+                ddb = clients[turn % PROCESSES]
+                counter = turn % HOT_COUNTERS
+                turn += 1
+                key = {"pk": {"S": f"counter{counter}"}}
+                got = ddb.get_item(TableName=name, Key=key, ConsistentRead=True).get("Item")
+                if got is None:
+                    condition, values = "attribute_not_exists(n)", {}
+                else:
+                    condition, values = "n = :old", {":old": got["n"]}
+                try:
+                    _increment(ddb, name, key, condition, values, transact)
+                except ClientError as e:
+                    if not _failed_condition(e):
+                        raise
+                    conflicts[c] += 1
+                    continue
+                acknowledged[c][counter] += 1
 
-        threads = [threading.Thread(target=client, args=(c,)) for c in range(CLIENTS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=300)
-        assert not any(t.is_alive() for t in threads)
-        assert errors == []
+        run_clients(CLIENTS, client)
         for counter in range(HOT_COUNTERS):
             total = sum(a[counter] for a in acknowledged)
             for endpoint in endpoints:
@@ -149,10 +135,9 @@ def _wait_for_holder(srv: ServerProcess, timeout: float) -> float:
 
 def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
     conninfo = pg["TTLSTORE_TEST_PG"]
-    args = ["--storage", conninfo, "--lease-seconds", str(LEASE_SECONDS)]
 
     def serve(name):
-        return ServerProcess(tmp_path / f"data-{name}", tmp_path / f"{name}.log", args).start()
+        return serve_on(tmp_path, conninfo, name, "--lease-seconds", str(LEASE_SECONDS))
 
     first = serve("la")
     second = serve("lb")
@@ -188,8 +173,8 @@ def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
 def test_catalog_changes_reach_every_process(pg, tmp_path):
     conninfo = pg["TTLSTORE_TEST_PG"]
     # Both start before the table exists.
-    a = _serve(tmp_path, conninfo, "ca", "--catalog-refresh-ms", "200")
-    b = _serve(tmp_path, conninfo, "cb", "--catalog-refresh-ms", "200")
+    a = serve_on(tmp_path, conninfo, "ca", "--catalog-refresh-ms", "200")
+    b = serve_on(tmp_path, conninfo, "cb", "--catalog-refresh-ms", "200")
     try:
         ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
         name = unique_name("cat")
@@ -247,8 +232,8 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
 
 def test_client_request_token_holds_across_processes(pg, tmp_path):
     conninfo = pg["TTLSTORE_TEST_PG"]
-    a = _serve(tmp_path, conninfo, "ta")
-    b = _serve(tmp_path, conninfo, "tb")
+    a = serve_on(tmp_path, conninfo, "ta")
+    b = serve_on(tmp_path, conninfo, "tb")
     try:
         ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
         name = unique_name("tok")

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -66,6 +67,18 @@ class StoreFixture : public ::testing::TestWithParam<std::string> {
     auto s = Store::Open(options);
     ASSERT_TRUE(s.ok()) << s.error().message();
     store_ = std::move(*s);
+  }
+  // A store for one more writer: on PostgreSQL its own (another process's, in effect), kept in
+  // `own`; on RocksDB (one process per folder) the shared one.
+  Store* WriterStore(std::vector<std::unique_ptr<Store>>& own) {
+    if (conninfo_.empty()) return store_.get();
+    StoreOptions options;
+    options.storage = conninfo_;
+    auto s = Store::Open(options);
+    EXPECT_TRUE(s.ok()) << s.error().message();
+    if (!s.ok()) return store_.get();
+    own.push_back(std::move(*s));
+    return own.back().get();
   }
 
   std::filesystem::path dir_;

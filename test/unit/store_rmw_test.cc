@@ -17,21 +17,7 @@
 namespace ttlstore::storage {
 namespace {
 
-class StoreRmwTest : public StoreFixture {
- protected:
-  // A store for one more writer: on PostgreSQL its own (another process's, in effect), on
-  // RocksDB the shared one.
-  Store* WriterStore(std::vector<std::unique_ptr<Store>>& own) {
-    if (conninfo_.empty()) return store_.get();
-    StoreOptions options;
-    options.storage = conninfo_;
-    auto s = Store::Open(options);
-    EXPECT_TRUE(s.ok()) << s.error().message();
-    if (!s.ok()) return store_.get();
-    own.push_back(std::move(*s));
-    return own.back().get();
-  }
-};
+class StoreRmwTest : public StoreFixture {};
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreRmwTest, ::testing::Values("rocksdb", "postgresql"),
                          [](const auto& info) { return info.param; });
