@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 
 #include "common/transient.h"
 #include "index/index_key.h"
@@ -25,8 +26,13 @@ const model::SecondaryIndex* FindById(const model::TableDescriptor& table, uint3
 
 }  // namespace
 
-IndexBuilder::IndexBuilder(storage::Store& store, IndexCatalog& catalog)
-    : store_(store), catalog_(catalog) {}
+// How often the builder looks for jobs another process left, and retries the jobs another
+// process holds or the storage refused.
+constexpr auto kPollPeriod = std::chrono::seconds(1);
+
+IndexBuilder::IndexBuilder(storage::Store& store, IndexCatalog& catalog,
+                           storage::LeaseKeeper* keeper)
+    : store_(store), catalog_(catalog), keeper_(keeper) {}
 
 IndexBuilder::~IndexBuilder() { Stop(); }
 
@@ -65,48 +71,87 @@ void IndexBuilder::Resume(const model::TableDescriptor& table) {
 void IndexBuilder::Enqueue(Job job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    for (const Job& j : jobs_) {
+      if (j.drop == job.drop && j.table_id == job.table_id && j.index_id == job.index_id) return;
+    }
     jobs_.push_back(job);
+    woken_ = true;
   }
   wake_.notify_all();
 }
 
+std::string IndexBuilder::UnitOf(const Job& job) {
+  return "index/" + std::to_string(job.table_id) + "/" + std::to_string(job.index_id) +
+         (job.drop ? "/drop" : "/build");
+}
+
+void IndexBuilder::Discover() {
+  for (const auto& table : catalog_.AllTables()) Resume(*table);
+}
+
 void IndexBuilder::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (true) {
-    wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+  while (!stop_) {
+    if (!woken_) wake_.wait_for(lock, kPollPeriod, [this] { return stop_ || woken_; });
+    woken_ = false;
     if (stop_) return;
-    Job job = jobs_.front();
-    jobs_.pop_front();
     lock.unlock();
-    Status s = job.drop ? DropNow(job.table_id, job.index_id)
-                        : BuildNow(job.table_id, job.index_id);
-    if (IsTransient(s)) {
-      // The storage is away for a while: run the job again (it resumes from what is persisted).
-      spdlog::warn("event=index_{}_retry table_id={} index_id={} message=\"{}\"",
-                   job.drop ? "drop" : "backfill", job.table_id, job.index_id,
-                   s.error().message());
-      lock.lock();
-      wake_.wait_for(lock, kTransientRetryDelay, [this] { return stop_; });
-      jobs_.push_back(job);
-      continue;
-    }
-    if (!s) {
-      spdlog::error("event=index_{}_failed table_id={} index_id={} message=\"{}\"",
-                    job.drop ? "drop" : "backfill", job.table_id, job.index_id,
-                    s.error().message());
-    } else {
-      spdlog::info("event=index_{}_done table_id={} index_id={}", job.drop ? "drop" : "backfill",
-                   job.table_id, job.index_id);
-    }
+    Discover();
     lock.lock();
+    // Each queued job once: the ones another process holds, or the storage refused, wait for
+    // the next pass.
+    std::deque<Job> round;
+    round.swap(jobs_);
+    while (!round.empty() && !stop_) {
+      Job job = round.front();
+      round.pop_front();
+      lock.unlock();
+      Outcome outcome = RunJob(job);
+      lock.lock();
+      if (outcome != Outcome::kDone) jobs_.push_back(job);
+    }
+    for (const Job& job : round) jobs_.push_back(job);  // stopping: kept for the next start
   }
 }
 
+IndexBuilder::Outcome IndexBuilder::RunJob(const Job& job) {
+  const std::string unit = UnitOf(job);
+  if (keeper_ && !keeper_->Claim(unit)) return Outcome::kElsewhere;
+  Status s = job.drop ? DropNow(job.table_id, job.index_id)
+                      : BuildJob(job.table_id, job.index_id, keeper_ ? &unit : nullptr);
+  if (IsTransient(s)) {
+    // The storage is away for a while, or the lease was lost: run the job again (it resumes
+    // from what is persisted), here or in the process that holds it.
+    spdlog::warn("event=index_{}_retry table_id={} index_id={} message=\"{}\"",
+                 job.drop ? "drop" : "backfill", job.table_id, job.index_id,
+                 s.error().message());
+    return Outcome::kAgain;
+  }
+  if (!s) {
+    spdlog::error("event=index_{}_failed table_id={} index_id={} message=\"{}\"",
+                  job.drop ? "drop" : "backfill", job.table_id, job.index_id,
+                  s.error().message());
+  } else {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return Outcome::kAgain;  // interrupted: the next start (or another) resumes it
+    }
+    spdlog::info("event=index_{}_done table_id={} index_id={}", job.drop ? "drop" : "backfill",
+                 job.table_id, job.index_id);
+  }
+  if (keeper_) keeper_->Forget(unit);
+  return Outcome::kDone;
+}
+
 Status IndexBuilder::BuildNow(uint32_t table_id, uint32_t index_id) {
+  return BuildJob(table_id, index_id, nullptr);
+}
+
+Status IndexBuilder::BuildJob(uint32_t table_id, uint32_t index_id, const std::string* unit) {
   // Writers holding a table version from before the index was published do not maintain it:
   // they must be done before the backfill reads the items (see the header).
   catalog_.WaitForOlderVersions(table_id);
-  RETURN_IF_ERROR(Backfill(table_id, index_id));
+  RETURN_IF_ERROR(Backfill(table_id, index_id, unit));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return Status::Ok();  // interrupted: the next start resumes it
@@ -121,7 +166,7 @@ Status IndexBuilder::DropNow(uint32_t table_id, uint32_t index_id) {
   return RemoveEntries(table_id, index_id);
 }
 
-Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id) {
+Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id, const std::string* unit) {
   std::string lower = storage::TablePrefix(table_id);
   std::string upper = storage::PrefixSuccessor(lower);
   std::string last;
@@ -129,6 +174,9 @@ Status IndexBuilder::Backfill(uint32_t table_id, uint32_t index_id) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) return Status::Ok();  // resumed after the restart
+    }
+    if (unit && !keeper_->Holding(*unit)) {
+      return Error(ErrorCode::kStorageUnavailable, "lease " + *unit + " lost");
     }
     auto table = catalog_.FindById(table_id);
     const model::SecondaryIndex* index = table ? FindById(*table, index_id) : nullptr;

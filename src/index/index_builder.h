@@ -13,6 +13,14 @@
 //      only if the item has no entry yet (a writer may have indexed it already).
 //   3. While an index is CREATING, writers check whether the old item's entry really exists
 //      before removing it (index_writer.cc), so the per-index stats stay exact.
+//
+// Several processes on one database (docs/background-jobs.md, "Leases"): each job is a lease
+// unit (`index/<table id>/<index id>/build` or `/drop`), so one process runs it at a time, and
+// every process finds the pending jobs in its catalog (a pass a second), so when the process
+// running one dies another takes it over once the lease has lapsed and resumes it: a backfill
+// from the start (each chunk indexes only items without an entry, so one run after another, or
+// a late chunk of a process that lost its lease, adds nothing twice), a drop by deleting the
+// range again. No fencing is needed: every step is idempotent.
 #pragma once
 
 #include "common/thread.h"
@@ -22,10 +30,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "common/result.h"
 #include "model/table.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::index {
@@ -43,11 +54,17 @@ class IndexCatalog {
   virtual Status SetIndexActive(uint32_t table_id, uint32_t index_id) = 0;
   // Forgets a dropped index whose entries are removed (no-op if the table is gone).
   virtual Status ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) = 0;
+  // Every table, for the pass that finds jobs another process left (none by default).
+  virtual std::vector<std::shared_ptr<const model::TableDescriptor>> AllTables() const {
+    return {};
+  }
 };
 
 class IndexBuilder {
  public:
-  IndexBuilder(storage::Store& store, IndexCatalog& catalog);
+  // `keeper` (may be null: every job runs here at once) holds the jobs' lease units.
+  IndexBuilder(storage::Store& store, IndexCatalog& catalog,
+               storage::LeaseKeeper* keeper = nullptr);
   ~IndexBuilder();  // Stop()s
   IndexBuilder(const IndexBuilder&) = delete;
   IndexBuilder& operator=(const IndexBuilder&) = delete;
@@ -69,8 +86,9 @@ class IndexBuilder {
   Status DropNow(uint32_t table_id, uint32_t index_id);
 
   // Indexes the table's existing items into `index_id`; stops early (ok) if the table or the
-  // index goes away or the builder is stopping.
-  Status Backfill(uint32_t table_id, uint32_t index_id);
+  // index goes away or the builder is stopping, and with kStorageUnavailable if `unit` (when
+  // given) is no longer held.
+  Status Backfill(uint32_t table_id, uint32_t index_id, const std::string* unit = nullptr);
 
  private:
   struct Job {
@@ -78,16 +96,25 @@ class IndexBuilder {
     uint32_t table_id = 0;
     uint32_t index_id = 0;
   };
+  enum class Outcome { kDone, kAgain, kElsewhere };
+  static std::string UnitOf(const Job& job);
   void Loop();
   void Enqueue(Job job);
+  // Queues the jobs the catalog records that are not queued yet (another process's included).
+  void Discover();
+  // Runs `job` if this process holds (or takes) its unit.
+  Outcome RunJob(const Job& job);
+  Status BuildJob(uint32_t table_id, uint32_t index_id, const std::string* unit);
   Status RemoveEntries(uint32_t table_id, uint32_t index_id);
 
   storage::Store& store_;
   IndexCatalog& catalog_;
+  storage::LeaseKeeper* const keeper_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<Job> jobs_;  // GUARDED_BY(mu_)
   bool stop_ = false;     // GUARDED_BY(mu_)
+  bool woken_ = false;    // GUARDED_BY(mu_): a job was queued since the loop last looked
   Thread thread_;
 };
 

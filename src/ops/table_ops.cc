@@ -298,6 +298,14 @@ Result<TablePtr> TableCatalog::Update(
   return tables_.at(name);
 }
 
+std::vector<std::shared_ptr<const model::TableDescriptor>> TableCatalog::AllTables() const {
+  std::shared_lock lock(mu_);
+  std::vector<std::shared_ptr<const model::TableDescriptor>> out;
+  out.reserve(tables_.size());
+  for (const auto& [name, t] : tables_) out.push_back(t);
+  return out;
+}
+
 void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
   // Requests hold a version for one request's time; the bound only guards against a holder
   // that never lets go.

@@ -85,6 +85,7 @@ class TableCatalog : public index::IndexCatalog {
   void WaitForOlderVersions(uint32_t table_id) const override;
   Status SetIndexActive(uint32_t table_id, uint32_t index_id) override;
   Status ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) override;
+  std::vector<std::shared_ptr<const model::TableDescriptor>> AllTables() const override;
 
   // UpdateTimeToLive's change (D1, D13): enable TTL on `attribute`, or disable it. Errors with
   // the service's messages: already enabled, already disabled, disabling another attribute, a

@@ -279,7 +279,8 @@ int Serve(const ServeFlags& flags) {
                                    std::clamp<int64_t>(pitr_window_ms / 10, 1000, 60'000),
                                    &lease_keeper);
   // UpdateTable's index backfills and drops; work interrupted by the last stop resumes.
-  index::IndexBuilder index_builder(**store, catalog);
+  // Each job is a lease unit: any process on the database runs or takes it over.
+  index::IndexBuilder index_builder(**store, catalog, &lease_keeper);
   services.index_builder = &index_builder;
   // UpdateTimeToLive's backfills of the expiry index; one a crash interrupted resumes.
   ttl::ExpiryBackfiller ttl_backfiller(catalog, items);

@@ -47,30 +47,59 @@ void LeaseKeeper::RunOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [unit, state] : units_) wanted.push_back(unit);
   }
+  for (const std::string& unit : wanted) Renew(unit);
+}
+
+void LeaseKeeper::Renew(const std::string& unit) {
   const bool take_live = !leases_.store().SharedByProcesses();
-  for (const std::string& unit : wanted) {
-    auto grant = leases_.Acquire(unit, duration_ms_, take_live);
-    if (!grant) {
-      // The database is out of reach: keep what we knew; Holding stops answering once the lease
-      // could have lapsed.
-      spdlog::warn("event=lease_renewal_failed unit={} message=\"{}\"", unit,
-                   grant.error().message());
-      continue;
+  auto grant = leases_.Acquire(unit, duration_ms_, take_live);
+  if (!grant) {
+    // The database is out of reach: keep what we knew; Holding stops answering once the lease
+    // could have lapsed.
+    spdlog::warn("event=lease_renewal_failed unit={} message=\"{}\"", unit,
+                 grant.error().message());
+    return;
+  }
+  bool was_held = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = units_.find(unit);
+    if (it == units_.end()) {
+      // Forgotten meanwhile: give back what this round just took.
+      if (grant->held) (void)leases_.Release(unit);
+      return;
     }
-    bool was_held = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      State& state = units_[unit];
-      was_held = state.held;
-      state = State{grant->held, grant->generation, grant->expires_ms};
-    }
-    if (grant->held && !was_held) {
-      // took_over: from a process that stopped renewing (it died, or lost the database).
-      spdlog::info("event=lease_held unit={} generation={} took_over={}", unit, grant->generation,
-                   grant->took_over);
-    } else if (!grant->held && was_held) {
-      spdlog::warn("event=lease_lost unit={} holder={}", unit, grant->holder);
-    }
+    was_held = it->second.held;
+    it->second = State{grant->held, grant->generation, grant->expires_ms};
+  }
+  if (grant->held && !was_held) {
+    // took_over: from a process that stopped renewing (it died, or lost the database).
+    spdlog::info("event=lease_held unit={} generation={} took_over={}", unit, grant->generation,
+                 grant->took_over);
+  } else if (!grant->held && was_held) {
+    spdlog::warn("event=lease_lost unit={} holder={}", unit, grant->holder);
+  }
+}
+
+bool LeaseKeeper::Claim(const std::string& unit) {
+  Want(unit);
+  if (Holding(unit)) return true;
+  Renew(unit);
+  return Holding(unit).has_value();
+}
+
+void LeaseKeeper::Forget(const std::string& unit) {
+  bool held = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = units_.find(unit);
+    if (it == units_.end()) return;
+    held = it->second.held;
+    units_.erase(it);
+  }
+  if (!held) return;
+  if (Status s = leases_.Release(unit); !s) {
+    spdlog::warn("event=lease_release_failed unit={} message=\"{}\"", unit, s.error().message());
   }
 }
 

@@ -33,6 +33,11 @@ class LeaseKeeper {
   // Adds `unit` to the units this process wants. Before Start (or while running: taken at the
   // next round).
   void Want(const std::string& unit);
+  // One-shot work (an index build, a backfill): wants `unit` and tries to take it now, without
+  // waiting for the next round; whether this process holds it (as Holding says).
+  bool Claim(const std::string& unit);
+  // The work of `unit` is done: no longer wanted, and released if held.
+  void Forget(const std::string& unit);
   // One round before returning, then one every duration / 3 on the keeper's thread.
   void Start();
   // Stops the thread and releases every unit held. Safe to call twice.
@@ -57,6 +62,9 @@ class LeaseKeeper {
     uint64_t generation = 0;
     int64_t expires_ms = 0;
   };
+
+  // Renews or takes one unit (a round's work for each wanted unit).
+  void Renew(const std::string& unit);
 
   Leases& leases_;
   const int64_t duration_ms_;
