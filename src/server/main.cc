@@ -283,7 +283,7 @@ int Serve(const ServeFlags& flags) {
   index::IndexBuilder index_builder(**store, catalog, &lease_keeper);
   services.index_builder = &index_builder;
   // UpdateTimeToLive's backfills of the expiry index; one a crash interrupted resumes.
-  ttl::ExpiryBackfiller ttl_backfiller(catalog, items);
+  ttl::ExpiryBackfiller ttl_backfiller(catalog, items, &lease_keeper);
   services.ttl_backfiller = &ttl_backfiller;
   for (const auto& name : catalog.List(std::nullopt, SIZE_MAX).names) {
     if (ops::TablePtr t = catalog.Find(name)) {

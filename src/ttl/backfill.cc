@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/transient.h"
 #include "model/expiry.h"
@@ -37,8 +38,9 @@ bool ExpiryBackfiller::stopping() {
 void ExpiryBackfiller::Enqueue(uint32_t table_id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!active_.insert(table_id).second) return;  // queued or running already
     jobs_.push_back(table_id);
-    active_.insert(table_id);
+    woken_ = true;
   }
   wake_.notify_all();
 }
@@ -52,48 +54,77 @@ bool ExpiryBackfiller::WaitUntilDone(uint32_t table_id, std::chrono::millisecond
   return done_.wait_for(lock, timeout, [&] { return active_.count(table_id) == 0; });
 }
 
+// How often the backfiller looks for backfills another process left, and retries the ones
+// another process holds or the storage refused.
+constexpr auto kPollPeriod = std::chrono::seconds(1);
+
 void ExpiryBackfiller::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (true) {
-    wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+  while (!stop_) {
+    if (!woken_) wake_.wait_for(lock, kPollPeriod, [this] { return stop_ || woken_; });
+    woken_ = false;
     if (stop_) return;
-    uint32_t table_id = jobs_.front();
-    jobs_.pop_front();
     lock.unlock();
-    auto start = std::chrono::steady_clock::now();
-    Status s = RunNow(table_id);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
-    if (IsTransient(s)) {
-      // The storage is away for a while: run the job again (it resumes from its cursor).
-      spdlog::warn("event=ttl_backfill_retry table_id={} message=\"{}\"", table_id,
-                   s.error().message());
-      lock.lock();
-      wake_.wait_for(lock, kTransientRetryDelay, [this] { return stop_; });
-      jobs_.push_back(table_id);  // still counted in active_: WaitUntilDone keeps waiting
-      continue;
-    }
-    if (!s) {
-      // The backfill stays pending in the descriptor: the next start retries it.
-      spdlog::error("event=ttl_backfill_failed table_id={} message=\"{}\"", table_id,
-                    s.error().message());
-    } else {
-      spdlog::info("event=ttl_backfill_done table_id={} duration_ms={}", table_id, ms);
-    }
+    for (const auto& table : catalog_.AllTables()) Resume(*table);
     lock.lock();
-    active_.erase(active_.find(table_id));
-    done_.notify_all();
+    // Each queued job once: the ones another process holds, or the storage refused, wait for
+    // the next pass (still counted in active_: WaitUntilDone keeps waiting).
+    std::deque<uint32_t> round;
+    round.swap(jobs_);
+    while (!round.empty() && !stop_) {
+      uint32_t table_id = round.front();
+      round.pop_front();
+      lock.unlock();
+      bool over = RunJob(table_id);
+      lock.lock();
+      if (!over) {
+        jobs_.push_back(table_id);
+        continue;
+      }
+      active_.erase(table_id);
+      done_.notify_all();
+    }
+    for (uint32_t id : round) jobs_.push_back(id);  // stopping: kept for the next start
   }
 }
 
-Status ExpiryBackfiller::RunNow(uint32_t table_id) {
+bool ExpiryBackfiller::RunJob(uint32_t table_id) {
+  const std::string unit = "ttl/backfill/" + std::to_string(table_id);
+  if (keeper_ && !keeper_->Claim(unit)) return false;
+  auto start = std::chrono::steady_clock::now();
+  Status s = RunNow(table_id, keeper_ ? &unit : nullptr);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  if (IsTransient(s)) {
+    // The storage is away for a while, or the lease was lost: run the job again (it resumes
+    // from its cursor), here or in the process that holds it.
+    spdlog::warn("event=ttl_backfill_retry table_id={} message=\"{}\"", table_id,
+                 s.error().message());
+    return false;
+  }
+  if (!s) {
+    // The backfill stays pending in the descriptor: the next start retries it.
+    spdlog::error("event=ttl_backfill_failed table_id={} message=\"{}\"", table_id,
+                  s.error().message());
+  } else {
+    if (stopping()) return false;  // interrupted: resumed after the next start, or elsewhere
+    spdlog::info("event=ttl_backfill_done table_id={} duration_ms={}", table_id, ms);
+  }
+  if (keeper_) keeper_->Forget(unit);
+  return true;
+}
+
+Status ExpiryBackfiller::RunNow(uint32_t table_id, const std::string* unit) {
   // Writers holding a version from before TTL was enabled add no entry: they must be done
   // before any item is read (see the header).
   catalog_.WaitForOlderVersions(table_id);
   const std::string lower = storage::TablePrefix(table_id);
   const std::string upper = storage::PrefixSuccessor(lower);
   while (!stopping()) {
+    if (unit && !keeper_->Holding(*unit)) {
+      return Error(ErrorCode::kStorageUnavailable, "lease " + *unit + " lost");
+    }
     ops::TablePtr table = catalog_.FindById(table_id);
     if (!table || !table->ttl_enabled || !table->ttl_backfill) return Status::Ok();
     const std::string& cursor = table->ttl_backfill->cursor;

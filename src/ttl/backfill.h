@@ -21,6 +21,13 @@
 // index and the backfill covers the rest, each item in a read-modify-write of its key. While the backfill is
 // pending UpdateTimeToLive refuses further changes (the service's "modified multiple times"),
 // so a job never races a disable and re-enable; it stops by itself when the table is deleted.
+//
+// Several processes on one database (docs/background-jobs.md, "Leases"): each table's backfill
+// is a lease unit (`ttl/backfill/<table id>`), run by the process that holds it; every process
+// finds pending backfills in its catalog once a second, so when the process running one dies
+// another takes it over once the lease has lapsed and continues after the cursor. A process that
+// lost its lease stops at its next chunk; a chunk it was finishing only puts entries again (and
+// may set the cursor back one chunk, which the holder then redoes): no fencing is needed.
 #pragma once
 
 #include "common/thread.h"
@@ -31,19 +38,23 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "common/result.h"
 #include "model/table.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 
 namespace ttlstore::ttl {
 
 class ExpiryBackfiller {
  public:
-  ExpiryBackfiller(ops::TableCatalog& catalog, ops::ItemOps& items)
-      : catalog_(catalog), items_(items) {}
+  // `keeper` (may be null: every job runs here at once) holds the jobs' lease units.
+  ExpiryBackfiller(ops::TableCatalog& catalog, ops::ItemOps& items,
+                   storage::LeaseKeeper* keeper = nullptr)
+      : catalog_(catalog), items_(items), keeper_(keeper) {}
   ~ExpiryBackfiller();  // Stop()s
   ExpiryBackfiller(const ExpiryBackfiller&) = delete;
   ExpiryBackfiller& operator=(const ExpiryBackfiller&) = delete;
@@ -63,8 +74,9 @@ class ExpiryBackfiller {
 
   // Runs the table's pending backfill to its end on the caller's thread (what the worker runs
   // for each job). Ok, doing nothing, if none is pending; stops early (ok) if the table goes
-  // away or Stop() is called.
-  Status RunNow(uint32_t table_id);
+  // away or Stop() is called, and with kStorageUnavailable if `unit` (when given) is no longer
+  // held.
+  Status RunNow(uint32_t table_id, const std::string* unit = nullptr);
 
   // Items per chunk: one lock round and one WriteBatch (with the descriptor) each, so a writer
   // to those items waits at most one chunk.
@@ -73,15 +85,19 @@ class ExpiryBackfiller {
  private:
   void Loop();
   bool stopping();
+  // Runs the table's backfill if this process holds (or takes) its unit; true once it is over.
+  bool RunJob(uint32_t table_id);
 
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
+  storage::LeaseKeeper* const keeper_;
   std::mutex mu_;
   std::condition_variable wake_;    // a job was queued, or stop
   std::condition_variable done_;    // a job ended
   std::deque<uint32_t> jobs_;       // GUARDED_BY(mu_)
-  std::multiset<uint32_t> active_;  // GUARDED_BY(mu_): tables queued or running
+  std::set<uint32_t> active_;       // GUARDED_BY(mu_): tables queued or running
   bool stop_ = false;               // GUARDED_BY(mu_)
+  bool woken_ = false;              // GUARDED_BY(mu_): a job was queued since the loop looked
   Thread thread_;
 };
 

@@ -1,11 +1,14 @@
 """One-shot background work through several ttlstore processes on one PostgreSQL database
-(issue 34): a GSI backfill and a GSI drop are each a lease unit (`index/<table>/<index>/build`
-or `/drop`, src/index/index_builder.h); every process finds the pending ones in its catalog, so a
-kill -9 of the process running one hands it to another within the lease time, which finishes
-it: the index ACTIVE and complete (or gone with every entry), `ttlstore check` clean.
+(issue 34): a GSI backfill, a GSI drop and a TTL backfill are each a lease unit
+(`index/<table>/<index>/build` or `/drop`, src/index/index_builder.h; `ttl/backfill/<table>`,
+src/ttl/backfill.h); every process finds the pending ones in its catalog, so a kill -9 of the
+process running one hands it to another within the lease time, which finishes it: the index
+ACTIVE and complete (or gone with every entry), every item with its expiry entry, `ttlstore
+check` clean.
 
 The kill lands at a seeded moment after the first process took the unit; if the job was done by
-then (a fast machine), the test says so and still checks the result.
+then (its last commit landed), the other process has nothing to take over: the test says which
+happened and checks the result either way.
 
 Runs on its own throwaway PostgreSQL 15 (scripts/pg-server.sh), like test_pg_processes.py.
 """
@@ -20,7 +23,8 @@ import pytest
 
 from e2e_util import make_client, wait_until
 from pg_util import check_storage, private_pg, schema_conninfo, serve_on
-from test_crash_jobs import GSI, TABLE, create_table, fill, index_count, index_status, item
+from test_crash_jobs import (GSI, TABLE, create_table, fill, in_background, index_count,
+                             index_status, item)
 
 LEASE_SECONDS = 1.5
 ITEMS = int(os.environ.get("TTLSTORE_CRASH_ITEMS", 6000))
@@ -33,15 +37,30 @@ def pg():
     yield from private_pg()
 
 
-def _kill_when_holding(srv, unit_re: str, rng: random.Random) -> str:
-    """Waits until `srv` holds a unit matching `unit_re`, then kill -9 after 0-100 ms; returns
+def _kill_when_holding(srv, unit_re: str, rng: random.Random,
+                      done_re: str = r"event=index_(backfill|drop)_done") -> str:
+    """Waits until `srv` holds a unit matching `unit_re`, then kill -9 after 0-50 ms; returns
     what the log says the job had reached."""
     wait_until(lambda: re.search(r"event=lease_held unit=" + unit_re, srv.log_text()), 30,
-               "the first process took the job")
-    time.sleep(rng.uniform(0, 0.1))
+               "the first process took the job", interval=0.01)
+    time.sleep(rng.uniform(0, 0.05))
     srv.kill()
-    done = re.search(r"event=index_(backfill|drop)_done", srv.log_text())
+    done = re.search(done_re, srv.log_text())
     return "finished before the kill" if done else "killed mid-job"
+
+
+def _taken_over(second, unit_re: str, done_re: str) -> bool:
+    """Whether `second` took the unit over (then waits until it logs the job done). The first
+    process's log cannot tell whether its last commit landed before the kill: a job it finished
+    leaves `second` nothing to take, and the final state (asserted by the caller) decides."""
+    deadline = time.monotonic() + 2 * LEASE_SECONDS + 5
+    pattern = r"event=lease_held unit=" + unit_re + r" generation=\d+ took_over=true"
+    while not re.search(pattern, second.log_text()):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    wait_until(lambda: re.search(done_re, second.log_text()), 60, "the taken-over job done")
+    return True
 
 
 def _two_processes(pg, tmp_path, schema: str):
@@ -70,9 +89,9 @@ def test_a_gsi_backfill_left_by_a_killed_process_is_finished_by_another(pg, tmp_
                          FilterExpression="attribute_exists(g)")["Count"]
         assert with_g == ITEMS - len(range(0, ITEMS, 3))
         assert index_count(c2, "by_g") == with_g
-        if state == "killed mid-job":
-            assert re.search(r"event=lease_held unit=index/\d+/\d+/build generation=\d+ "
-                             r"took_over=true", second.log_text())
+        if state == "killed mid-job" and _taken_over(second, r"index/\d+/\d+/build",
+                                                     r"event=index_backfill_done"):
+            state += ", taken over"
         print(f"seed={seed} {state}; ACTIVE {took:.1f} s after the kill")
     finally:
         first.stop()
@@ -94,11 +113,9 @@ def test_a_gsi_drop_left_by_a_killed_process_is_finished_by_another(pg, tmp_path
         state = _kill_when_holding(first, r"index/\d+/\d+/drop", rng)
         # Gone from the table at once (in the other process within its catalog refresh).
         wait_until(lambda: index_status(c2) is None, 10, "the index gone from the table")
-        if state == "killed mid-job":
-            wait_until(lambda: "event=index_drop_done" in second.log_text(), 60,
-                       "the other process finished the drop")
-            assert re.search(r"event=lease_held unit=index/\d+/\d+/drop generation=\d+ "
-                             r"took_over=true", second.log_text())
+        if state == "killed mid-job" and _taken_over(second, r"index/\d+/\d+/drop",
+                                                     r"event=index_drop_done"):
+            state += ", taken over"
         print(f"seed={seed} {state}")
     finally:
         first.stop()
@@ -106,3 +123,30 @@ def test_a_gsi_drop_left_by_a_killed_process_is_finished_by_another(pg, tmp_path
     # Every entry removed: the check finds none, and the table whole.
     out = check_storage(tmp_path / "data-b", conninfo)
     assert "0 index entries" in out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_ttl_backfill_left_by_a_killed_process_is_finished_by_another(pg, tmp_path, seed):
+    rng = random.Random(seed)
+    conninfo, first, second = _two_processes(pg, tmp_path, f"jobs_ttl_{seed}")
+    try:
+        c1, c2 = make_client(first.endpoint), make_client(second.endpoint)
+        create_table(c1)
+        later = int(time.time()) + 86400
+        fill(c1, [item(i, later if i % 2 == 0 else None) for i in range(ITEMS)])
+        in_background(lambda: c1.update_time_to_live(
+            TableName=TABLE, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"}))
+        state = _kill_when_holding(first, r"ttl/backfill/\d+", rng, r"event=ttl_backfill_done")
+        if state == "killed mid-job" and _taken_over(second, r"ttl/backfill/\d+",
+                                                     r"event=ttl_backfill_done"):
+            state += ", taken over"
+        # (Seen by the other process within its catalog refresh.)
+        wait_until(lambda: c2.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] ==
+                   {"TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}, 10, "TTL enabled")
+        print(f"seed={seed} {state}")
+    finally:
+        first.stop()
+        second.stop()
+    # Every item with an expiry time has its entry, none is left awaiting the backfill.
+    out = check_storage(tmp_path / "data-b", conninfo)
+    assert "(0 awaiting a TTL backfill)" in out and f"{ITEMS // 2} expiry entries" in out, out
