@@ -53,7 +53,8 @@ void TsIndexBackfill::Loop() {
     woken_ = false;
     lock.unlock();
     bool more = false;
-    auto r = RunOnce();
+    // Another process holds the unit: it does the work (this one waits to take it over).
+    auto r = storage::MayRun(keeper_, kTsIndexLeaseUnit) ? RunOnce() : Result<bool>(false);
     if (!r) {
       spdlog::warn("event=ts_index_backfill_failed message=\"{}\"", r.error().message());
     } else {

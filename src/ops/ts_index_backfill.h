@@ -15,6 +15,11 @@
 //    `dropped_index_rows` in one catalog write; this job waits until no request holds a
 //    descriptor that still has the index, then range-deletes the rows and forgets the id in one
 //    batch. A crash in between redoes the delete at the next start.
+//
+// Several processes on one database: the passes run in the process holding kTsIndexLeaseUnit
+// (docs/background-jobs.md, "Leases"); every pass reads the work from the catalog, so when the
+// holder dies another process takes the unit once it lapses and continues after the cursor its
+// catalog shows (a chunk redone puts the same index rows again).
 #pragma once
 
 #include <condition_variable>
@@ -27,14 +32,19 @@
 #include "common/thread.h"
 #include "ops/row_ops.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::ops {
 
+inline const std::string kTsIndexLeaseUnit = "tablestore/indexes";
+
 class TsIndexBackfill {
  public:
-  TsIndexBackfill(storage::Store& store, TableCatalog& catalog, RowOps& rows)
-      : store_(store), catalog_(catalog), rows_(rows) {}
+  // With a `keeper`, a pass runs only while it holds kTsIndexLeaseUnit.
+  TsIndexBackfill(storage::Store& store, TableCatalog& catalog, RowOps& rows,
+                  const storage::LeaseKeeper* keeper = nullptr)
+      : store_(store), catalog_(catalog), rows_(rows), keeper_(keeper) {}
   ~TsIndexBackfill() { Stop(); }
 
   // Runs the job on its own thread: at once, after each Wake(), and every second.
@@ -56,6 +66,7 @@ class TsIndexBackfill {
   storage::Store& store_;
   TableCatalog& catalog_;
   RowOps& rows_;
+  const storage::LeaseKeeper* const keeper_;
   // Backfills that have waited out older descriptors (table id, rows id); job thread only.
   std::set<std::pair<uint32_t, uint32_t>> waited_;
   std::mutex mu_;

@@ -204,6 +204,17 @@ int Serve(const ServeFlags& flags) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
   }
+  // Background work that one process at a time does, with several on one database
+  // (storage/lease.h). Leases are dated by the wall clock, never by --clock-start-ms.
+  SystemClock lease_clock;
+  storage::Leases leases(**store, lease_clock, storage::LeaseOwnerName());
+  storage::LeaseKeeper lease_keeper(leases,
+                                    static_cast<int64_t>(flags.lease_seconds * 1000.0));
+  lease_keeper.Want(streams::kTrimLeaseUnit);
+  lease_keeper.Want(backup::kPitrTrimLeaseUnit);
+  lease_keeper.Want(ops::kPurgeLeaseUnit);
+  lease_keeper.Want(ops::kTokenTrimLeaseUnit);
+  lease_keeper.Want(ops::kTsIndexLeaseUnit);
   // The Tablestore model: versioned rows, their purge, and the front end's services.
   ops::PurgeCounters purge_counters;
   ops::RowOps rows(**store, clock);
@@ -214,7 +225,7 @@ int Serve(const ServeFlags& flags) {
   txn_limits.lifetime_ms = txn_limits.idle_ms = flags.tablestore_txn_timeout_s * 1000;
   ops::LocalTransactions transactions(**store, catalog, rows, clock, txn_limits);
   // Secondary indexes' backfills and drops; resumes what a stop left at start.
-  ops::TsIndexBackfill ts_index_backfill(**store, catalog, rows);
+  ops::TsIndexBackfill ts_index_backfill(**store, catalog, rows, &lease_keeper);
   tablestore::Services tablestore_services{catalog, rows, clock,
                                            credentials ? &*credentials : nullptr,
                                            flags.tablestore_min_ttl,
@@ -232,16 +243,6 @@ int Serve(const ServeFlags& flags) {
     return 1;
   }
   tablestore_services.search = &search_engine;
-  // Background work that one process at a time does, with several on one database
-  // (storage/lease.h). Leases are dated by the wall clock, never by --clock-start-ms.
-  SystemClock lease_clock;
-  storage::Leases leases(**store, lease_clock, storage::LeaseOwnerName());
-  storage::LeaseKeeper lease_keeper(leases,
-                                    static_cast<int64_t>(flags.lease_seconds * 1000.0));
-  lease_keeper.Want(streams::kTrimLeaseUnit);
-  lease_keeper.Want(backup::kPitrTrimLeaseUnit);
-  lease_keeper.Want(ops::kPurgeLeaseUnit);
-  lease_keeper.Want(ops::kTokenTrimLeaseUnit);
   ops::RowPurgeScheduler purge_scheduler(
       purger, std::chrono::seconds(flags.version_purge_interval_s), &lease_keeper);
   // ImportTable: records in <data-dir>/imports, "S3" under --export-dir. An import a stop

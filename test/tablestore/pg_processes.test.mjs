@@ -5,6 +5,10 @@
 // process would let two clients at different processes apply against the same old value (the
 // storage's read-modify-write locks the key in the database: docs/storage.md).
 //
+// And a secondary index's backfill (a lease unit, `tablestore/indexes`: ops/ts_index_backfill.h)
+// left by a process killed while it ran is finished by another once the lease lapses: every
+// table row in the index.
+//
 // Starts its own PostgreSQL 15 cluster, so it runs with the other Tablestore suites on RocksDB;
 // under TTLSTORE_E2E_PG it has nothing to add and is skipped.
 import assert from 'node:assert/strict';
@@ -14,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
 import { Long, Server, TableStore, condition, createTable, num, uniqueName } from './helpers.mjs';
+import { rng } from './crash_helpers.mjs';
 import { E2E_PG } from '../pg_storage.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -107,5 +112,80 @@ describe('tablestore rows through three processes on one PostgreSQL', { skip: E2
     for (const client of clients) assert.equal(await readCounter(client, 'cond'), acknowledged);
     console.log(`acknowledged=${acknowledged} condition_failures=${failedConditions}`);
     assert.ok(failedConditions > 0, 'the clients never raced');
+  });
+});
+
+describe('a tablestore index backfill left by a killed process', { skip: E2E_PG !== '' }, () => {
+  const { INF_MIN, INF_MAX, Direction } = TableStore;
+  const ROWS = 3000;
+  const SEED = Number(process.env.TTLSTORE_CRASH_SEED ?? 20261128);
+  let pgDir;
+  const servers = [];
+
+  before(async () => {
+    const out = pgScript('start');
+    const conninfo = /TTLSTORE_TEST_PG='([^']*)'/.exec(out)[1];
+    pgDir = /TTLSTORE_PG_DIR='([^']*)'/.exec(out)[1];
+    // The first to start takes the unit; the second waits to take it over.
+    for (let i = 0; i < 2; i += 1) {
+      servers.push(await Server.start({ args: ['--storage', conninfo, '--lease-seconds', '1.5'] }));
+    }
+  });
+
+  after(async () => {
+    for (const s of servers) await s.stop({ removeDir: true }).catch(() => {});
+    if (pgDir) pgScript('stop', pgDir);
+  });
+
+  it('is finished by the other process: one index row per table row', async () => {
+    const [first, second] = servers;
+    assert.match(first.log(), /event=lease_held unit=tablestore\/indexes generation=\d+/);
+    const c1 = first.client();
+    const c2 = second.client();
+    const t = uniqueName('pgix');
+    await c1.createTable({
+      tableMeta: { tableName: t, primaryKey: [{ name: 'id', type: 'INTEGER' }],
+        definedColumn: [{ name: 'k', type: 4 }, { name: 'v', type: 1 }] },
+      reservedThroughput: { capacityUnit: { read: 0, write: 0 } },
+      tableOptions: { timeToLive: -1, maxVersions: 1 },
+    });
+    for (let from = 0; from < ROWS; from += 200) {
+      const rows = [];
+      for (let i = from; i < from + 200; i += 1) {
+        rows.push({ type: 'PUT', condition: condition('IGNORE'), primaryKey: [{ id: Long.fromNumber(i) }],
+          attributeColumns: [{ k: `k-${i % 97}` }, { v: Long.fromNumber(i) }] });
+      }
+      const r = await c1.batchWriteRow({ tables: [{ tableName: t, rows }] });
+      assert.ok(r.tables.every((x) => x.isOk));
+    }
+    await c1.createIndex({ mainTableName: t, includeBaseData: true,
+      indexMeta: { name: `${t}_k`, primaryKey: ['k'], definedColumn: ['v'] } });
+    await new Promise((resolve) => { setTimeout(resolve, rng(SEED)() * 50); });
+    process.kill(first.child.pid, 'SIGKILL');
+    const killed = Date.now();
+    const built = /event=ts_index_built/.test(first.log());
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      const d = await c2.describeTable({ tableName: t });
+      if (d.indexMetas[0]?.indexSyncPhase === TableStore.SyncPhase.INCR) break;
+      assert.ok(Date.now() < deadline, 'the other process did not finish the backfill');
+      await new Promise((resolve) => { setTimeout(resolve, 100); });
+    }
+    const tookMs = Date.now() - killed;
+    let n = 0;
+    let start = [{ k: INF_MIN }, { id: INF_MIN }];
+    while (start) {
+      const r = await c2.getRange({ tableName: `${t}_k`, direction: Direction.FORWARD,
+        inclusiveStartPrimaryKey: start, exclusiveEndPrimaryKey: [{ k: INF_MAX }, { id: INF_MAX }],
+        maxVersions: 1, limit: 1000 });
+      n += r.rows.length;
+      start = r.nextStartPrimaryKey ? r.nextStartPrimaryKey.map((c) => ({ [c.name]: c.value })) : null;
+    }
+    assert.equal(n, ROWS);
+    const tookOver = /event=lease_held unit=tablestore\/indexes generation=\d+ took_over=true/
+      .test(second.log());
+    assert.ok(tookOver || built, 'neither finished by the first nor taken over');
+    console.log(`ts-index takeover seed=${SEED} ${built ? 'built before the kill' : 'killed mid-build'}; ` +
+      `INCR ${tookMs} ms after the kill`);
   });
 });
