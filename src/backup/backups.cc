@@ -1,4 +1,5 @@
 #include "backup/backups.h"
+#include "backup/restore_lease.h"
 
 #include <spdlog/spdlog.h>
 
@@ -339,7 +340,7 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
   return FinishRestore(catalog, table);
 }
 
-void DropAbandonedRestores(ops::TableCatalog& catalog) {
+void DropAbandonedRestores(ops::TableCatalog& catalog, const storage::LeaseKeeper* keeper) {
   for (ops::Front front : {ops::Front::kDynamoDb, ops::Front::kTablestore}) {
     for (const auto& name : catalog.List(std::nullopt, SIZE_MAX, front).names) {
       ops::TablePtr t = catalog.Find(name, front);
@@ -347,6 +348,10 @@ void DropAbandonedRestores(ops::TableCatalog& catalog) {
       // A point-in-time restore (a source table, no backup) is the server's to start again
       // (PitrRestores::ResumeInterrupted), not to drop. An import (neither) is dropped.
       if (t->restore->source_backup_arn.empty() && !t->restore->source_table_arn.empty()) continue;
+      if (RestoreRunsElsewhere(keeper, name)) {
+        spdlog::info("event=restore_running_elsewhere table={}", name);
+        continue;
+      }
       spdlog::warn("event=restore_abandoned table={} backup={} message=\"a stop interrupted this "
                    "table's restore; dropping the partial table\"",
                    name, t->restore->source_backup_arn);
@@ -487,6 +492,9 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   // Open (and so check) the file before the table exists: a damaged backup creates nothing.
   ASSIGN_OR_RETURN(reader, BackupReader::Open(backup.path));
   ASSIGN_OR_RETURN(spec, RestoredDescriptor(backup, target, overrides, clock_.NowMs()));
+  // Held until the restore's thread ends: another process starting meanwhile leaves the table.
+  auto lease = std::make_shared<RestoreLease>(keeper_, target);
+  if (!lease->held()) return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + target);
   auto created = catalog_.Create(std::move(spec));
   if (!created) {
     if (created.error().code() == ErrorCode::kResourceInUse) {
@@ -497,7 +505,7 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   ops::TablePtr table = *created;
   std::lock_guard lock(mu_);
   ++restoring_[backup_arn];
-  restores_.emplace_back("restore", [this, table, backup_arn, path = backup.path,
+  restores_.emplace_back("restore", [this, table, backup_arn, path = backup.path, lease,
                           reader = std::shared_ptr<BackupReader>(std::move(reader))]() mutable {
     // An outage of the storage (a database restarting or failing over) restarts the restore
     // from the file's first record: writing an item again is harmless.
@@ -527,6 +535,7 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
                     backup_arn, s.error().message());
       (void)catalog_.Delete(table->name);
     }
+    lease.reset();  // done (or stopping: then the next start drops the partial table)
     std::lock_guard done_lock(mu_);
     if (--restoring_[backup_arn] == 0) restoring_.erase(backup_arn);
   });

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "common/thread.h"
+#include "storage/lease_keeper.h"
 
 #include <atomic>
 #include <functional>
@@ -105,8 +106,10 @@ Status ImportRecords(storage::Store& store, ops::ItemOps& items, ops::TableCatal
                      const std::atomic<bool>& cancel, const Progress& progress);
 
 // Drops tables whose restore from a backup a stop interrupted (point-in-time restores are
-// PitrRestores::ResumeInterrupted's). Call after TableCatalog::Load.
-void DropAbandonedRestores(ops::TableCatalog& catalog);
+// PitrRestores::ResumeInterrupted's). Call after TableCatalog::Load. With a `keeper`, a table
+// another process is filling now (its restore lease held: backup/restore_lease.h) is left alone.
+void DropAbandonedRestores(ops::TableCatalog& catalog,
+                           const storage::LeaseKeeper* keeper = nullptr);
 
 // "<ms, 14 digits>-<8 hex>": the last part of backup and import ARNs.
 std::string NewArnId(int64_t now_ms);
@@ -124,6 +127,8 @@ class Backups {
 
   // Reads the summaries of the backup files in the folder (creating it if missing).
   Status Load();
+  // Restores run under their table's lease (backup/restore_lease.h); none without a keeper.
+  void set_lease_keeper(storage::LeaseKeeper* keeper) { keeper_ = keeper; }
 
   // CreateBackup. TableNotFoundException if the table does not exist.
   Result<BackupRecord> Create(const std::string& table_name, const std::string& table_arn,
@@ -143,6 +148,7 @@ class Backups {
   std::map<std::string, BackupRecord>::iterator FindLocked(const std::string& arn) const;
 
   storage::Store& store_;
+  storage::LeaseKeeper* keeper_ = nullptr;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
   const Clock& clock_;

@@ -1,4 +1,5 @@
 #include "backup/pitr_restore.h"
+#include "backup/restore_lease.h"
 
 #include <spdlog/spdlog.h>
 
@@ -111,6 +112,11 @@ Result<ops::TablePtr> PitrRestores::Start(const PitrRestoreRequest& request) {
 Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_desc,
                                            model::TableDescriptor spec, int64_t restore_ms) {
   const std::string target_name = spec.name;
+  // Held until the restore's thread ends: another process starting meanwhile leaves the target.
+  auto lease = std::make_shared<RestoreLease>(keeper_, target_name);
+  if (!lease->held()) {
+    return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + target_name);
+  }
   // Items first, then the log of the writes after the point (backup/pitr_view.h).
   PitrViews views = OpenPitrViews(store_, source_desc.id, restore_ms + 1);
   auto created = catalog_.Create(std::move(spec));
@@ -124,7 +130,8 @@ Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_
   auto source = std::make_shared<const model::TableDescriptor>(source_desc);
   auto shared_views = std::make_shared<PitrViews>(std::move(views));
   std::lock_guard lock(mu_);
-  threads_.emplace_back("pitr-restore", [this, source, target, restore_ms, shared_views] {
+  threads_.emplace_back("pitr-restore", [this, source, target, restore_ms, shared_views,
+                                         lease]() mutable {
     int64_t loaded = 0;
     // An outage of the storage (a database restarting or failing over) starts the load again
     // on new views, as a restart would (ResumeInterrupted): a restore is a function of the
@@ -163,6 +170,7 @@ Result<ops::TablePtr> PitrRestores::Launch(const model::TableDescriptor& source_
                     source->name, s.error().message());
       (void)catalog_.Delete(target->name);
     }
+    lease.reset();  // done (or stopping: then the next start resumes it)
   });
   return target;
 }
@@ -172,6 +180,10 @@ void PitrRestores::ResumeInterrupted() {
     ops::TablePtr t = catalog_.Find(name);
     if (!t || !t->restore || !t->restore->in_progress || !t->restore->source_backup_arn.empty() ||
         t->restore->source_table_arn.empty()) {  // a backup's restore, or an import
+      continue;
+    }
+    if (RestoreRunsElsewhere(keeper_, name)) {  // another process is restoring it now
+      spdlog::info("event=restore_running_elsewhere table={}", name);
       continue;
     }
     model::TableDescriptor spec = *t;  // the key schema, indexes and billing the request chose

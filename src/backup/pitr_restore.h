@@ -33,6 +33,7 @@
 #include "common/thread.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::backup {
@@ -54,6 +55,9 @@ class PitrRestores {
   ~PitrRestores();  // cancels restores under way (their targets are dropped at the next start)
 
   int64_t max_window_ms() const { return max_window_ms_; }
+  // Restores run under their target's lease (backup/restore_lease.h): one another process is
+  // running is not resumed here. None without a keeper.
+  void set_lease_keeper(storage::LeaseKeeper* keeper) { keeper_ = keeper; }
 
   // Checks in the service's order (after the request's shape): the source exists
   // (TableNotFoundException), has PITR (PointInTimeRecoveryUnavailableException), the point is
@@ -76,6 +80,7 @@ class PitrRestores {
   ops::ItemOps& items_;
   const Clock& clock_;
   int64_t max_window_ms_;
+  storage::LeaseKeeper* keeper_ = nullptr;
   std::mutex mu_;
   std::vector<Thread> threads_;  // GUARDED_BY(mu_)
   std::atomic<bool> cancel_{false};

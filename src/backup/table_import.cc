@@ -1,4 +1,5 @@
 #include "backup/table_import.h"
+#include "backup/restore_lease.h"
 
 #include <spdlog/spdlog.h>
 
@@ -236,6 +237,9 @@ Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor tabl
   loading.restore_time_ms = now;
   loading.in_progress = true;
   table.restore = loading;
+  // Held until the import's thread ends: another process starting meanwhile leaves the table.
+  auto lease = std::make_shared<RestoreLease>(keeper_, table.name);
+  if (!lease->held()) return Error(ErrorCode::kResourceInUse, "Table already exists: " + table.name);
   auto created = catalog_.Create(std::move(table));
   if (!created) return std::move(created).error();
   ops::TablePtr t = *created;
@@ -253,7 +257,10 @@ Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor tabl
   records_.emplace(r.arn, r);
   spdlog::info("event=import_started import={} table={} bucket={} prefix=\"{}\" format={}", r.arn,
                r.table_name, r.spec.bucket, r.spec.prefix, ImportFormatName(r.spec.format));
-  running_.emplace_back("import", [this, arn = r.arn, t] { Run(arn, t); });
+  running_.emplace_back("import", [this, arn = r.arn, t, lease]() mutable {
+    Run(arn, t);
+    lease.reset();  // done (or stopping: then the next start drops the partial table)
+  });
   return r;
 }
 

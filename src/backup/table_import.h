@@ -40,6 +40,7 @@
 #include "model/table.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::backup {
@@ -87,6 +88,8 @@ class Imports {
 
   // Reads the records (creating the folder); marks FAILED those a stop interrupted.
   Status Load();
+  // Imports run under their table's lease (backup/restore_lease.h); none without a keeper.
+  void set_lease_keeper(storage::LeaseKeeper* keeper) { keeper_ = keeper; }
 
   // ImportTable: creates `table` (CREATING) and starts loading it. Errors, in the service's
   // order: ImportConflictException for a ClientToken of a running import with another table
@@ -108,6 +111,7 @@ class Imports {
   Status Save(const ImportRecord& r) const;
 
   storage::Store& store_;
+  storage::LeaseKeeper* keeper_ = nullptr;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
   const Clock& clock_;

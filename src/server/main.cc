@@ -19,6 +19,7 @@
 #include "backup/table_export.h"
 #include "backup/table_import.h"
 #include "backup/pitr_restore.h"
+#include "backup/restore_lease.h"
 #include "backup/pitr_trimmer.h"
 #include "cli/backup_cli.h"
 #include "cli/data_cli.h"
@@ -26,6 +27,7 @@
 #include "check/consistency.h"
 #include "cli/tablestore_cli.h"
 #include "common/clock.h"
+#include "common/periodic_thread.h"
 #include "ops/item_ops.h"
 #include "ops/request_tokens.h"
 #include "ops/row_ops.h"
@@ -186,24 +188,6 @@ int Serve(const ServeFlags& flags) {
   }
   ops::ItemOps items(**store, &clock);
   items.streams().set_rollover_ms(flags.stream_shard_rollover_s * 1000);
-  // A PITR enable a stop cut short between its two catalog writes gets its start time now.
-  if (Status s = catalog.FinishPendingPitrEnables(); !s) {
-    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
-    return 1;
-  }
-  // A point-in-time restore a stop interrupted starts again from its source at the same point
-  // (backup/pitr_restore.h); any other restore a stop interrupted left a partial table: drop it
-  // (backup/backups.h).
-  const int64_t pitr_window_ms = static_cast<int64_t>(flags.pitr_window_hours * 3'600'000.0);
-  backup::PitrRestores pitr_restores(**store, catalog, items, clock, pitr_window_ms);
-  pitr_restores.ResumeInterrupted();
-  backup::DropAbandonedRestores(catalog);
-  backup::Backups backups(**store, catalog, items, clock,
-                          flags.backup_dir.empty() ? flags.data_dir + "/backups" : flags.backup_dir);
-  if (Status s = backups.Load(); !s) {
-    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
-    return 1;
-  }
   // Background work that one process at a time does, with several on one database
   // (storage/lease.h). Leases are dated by the wall clock, never by --clock-start-ms.
   SystemClock lease_clock;
@@ -215,6 +199,27 @@ int Serve(const ServeFlags& flags) {
   lease_keeper.Want(ops::kPurgeLeaseUnit);
   lease_keeper.Want(ops::kTokenTrimLeaseUnit);
   lease_keeper.Want(ops::kTsIndexLeaseUnit);
+  lease_keeper.Want(backup::kRestoreRecoveryUnit);
+  // A PITR enable a stop cut short between its two catalog writes gets its start time now.
+  if (Status s = catalog.FinishPendingPitrEnables(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  // A point-in-time restore a stop interrupted starts again from its source at the same point
+  // (backup/pitr_restore.h); any other restore a stop interrupted left a partial table: drop it
+  // (backup/backups.h).
+  const int64_t pitr_window_ms = static_cast<int64_t>(flags.pitr_window_hours * 3'600'000.0);
+  backup::PitrRestores pitr_restores(**store, catalog, items, clock, pitr_window_ms);
+  pitr_restores.set_lease_keeper(&lease_keeper);
+  pitr_restores.ResumeInterrupted();
+  backup::DropAbandonedRestores(catalog, &lease_keeper);
+  backup::Backups backups(**store, catalog, items, clock,
+                          flags.backup_dir.empty() ? flags.data_dir + "/backups" : flags.backup_dir);
+  backups.set_lease_keeper(&lease_keeper);
+  if (Status s = backups.Load(); !s) {
+    spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
   // The Tablestore model: versioned rows, their purge, and the front end's services.
   ops::PurgeCounters purge_counters;
   ops::RowOps rows(**store, clock);
@@ -250,6 +255,7 @@ int Serve(const ServeFlags& flags) {
   backup::Imports imports(**store, catalog, items, clock, flags.data_dir + "/imports",
                           flags.export_dir.empty() ? flags.data_dir + "/s3" : flags.export_dir,
                           api::DecodeImportJsonLine);
+  imports.set_lease_keeper(&lease_keeper);
   if (Status s = imports.Load(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
@@ -379,7 +385,19 @@ int Serve(const ServeFlags& flags) {
   ttl_backfiller.Start();
   purge_scheduler.Start();
   ts_index_backfill.Start();
+  // Several processes on one database: restores and imports a process left when it died (their
+  // leases lapsed) are dropped, point-in-time restores resumed, as a start does here above
+  // (backup/restore_lease.h); by one process at a time.
+  PeriodicThread restore_recovery;
+  if ((*store)->SharedByProcesses()) {
+    restore_recovery.Start("restore-recovery", lease_keeper.duration_ms(), [&] {
+      if (!storage::MayRun(&lease_keeper, backup::kRestoreRecoveryUnit)) return;
+      pitr_restores.ResumeInterrupted();
+      backup::DropAbandonedRestores(catalog, &lease_keeper);
+    });
+  }
   http.Run();
+  restore_recovery.Stop();
   catalog.StopRefresh();
   search_engine.Stop();
   ts_index_backfill.Stop();

@@ -84,6 +84,13 @@ Status Leases::Release(const std::string& unit) {
   });
 }
 
+Result<bool> Leases::HeldNow(const std::string& unit) const {
+  if (!store_.SharedByProcesses()) return false;
+  ASSIGN_OR_RETURN(raw, store_.Get(Family::kLeases, unit));
+  std::optional<LeaseRecord> current = raw ? DecodeLease(*raw) : std::nullopt;
+  return current && current->expires_ms > clock_.NowMs();
+}
+
 Status Leases::CheckFence(const std::string& unit, const std::optional<std::string>& read,
                           uint64_t generation) const {
   std::optional<LeaseRecord> current = read ? DecodeLease(*read) : std::nullopt;

@@ -66,6 +66,9 @@ class Leases {
   Result<LeaseGrant> Acquire(const std::string& unit, int64_t duration_ms, bool take_live = false);
   // Ends this owner's lease of `unit` at once (nothing when another owner holds it).
   Status Release(const std::string& unit);
+  // Whether a process holds `unit` now (this one included): a live lease. Never on a store no
+  // other process can open (a lease left there is a dead process's).
+  Result<bool> HeldNow(const std::string& unit) const;
 
   // Fencing. A job's read-modify-write includes KeyOf(unit) among its keys and passes what it
   // read there to CheckFence with the generation it was granted: an error (Aborted, "lease of

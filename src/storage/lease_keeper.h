@@ -38,6 +38,8 @@ class LeaseKeeper {
   bool Claim(const std::string& unit);
   // The work of `unit` is done: no longer wanted, and released if held.
   void Forget(const std::string& unit);
+  // Whether a process (this one included) holds `unit` now (Leases::HeldNow).
+  Result<bool> HeldNow(const std::string& unit) const { return leases_.HeldNow(unit); }
   // One round before returning, then one every duration / 3 on the keeper's thread.
   void Start();
   // Stops the thread and releases every unit held. Safe to call twice.

@@ -354,3 +354,13 @@ def run_clients(count: int, client: Callable[[int], None], timeout: float = 300)
         t.join(timeout=timeout)
     assert not any(t.is_alive() for t in threads)
     assert errors == []
+
+
+def table_settled(client, name: str) -> Optional[str]:
+    """For wait_until on a table being filled: "dropped" once it is gone, "active" once ACTIVE,
+    None while it is still being created."""
+    try:
+        status = client.describe_table(TableName=name)["Table"]["TableStatus"]
+    except client.exceptions.ResourceNotFoundException:
+        return "dropped"
+    return "active" if status == "ACTIVE" else None

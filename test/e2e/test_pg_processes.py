@@ -113,7 +113,8 @@ def test_conditional_increments_through_three_processes_add_up(pg, tmp_path, tra
 
 
 LEASE_SECONDS = 1.5
-UNITS = ("pitr/trim", "streams/trim", "tablestore/indexes", "tablestore/purge", "tokens/trim")
+UNITS = ("pitr/trim", "restores/recover", "streams/trim", "tablestore/indexes", "tablestore/purge",
+         "tokens/trim")
 
 
 def _leases(srv: ServerProcess) -> tuple[dict, int]:

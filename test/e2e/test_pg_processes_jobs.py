@@ -21,10 +21,10 @@ import time
 
 import pytest
 
-from e2e_util import make_client, wait_until
+from e2e_util import make_client, table_settled, wait_until
 from pg_util import check_storage, private_pg, schema_conninfo, serve_on
 from test_crash_jobs import (GSI, TABLE, create_table, fill, in_background, index_count,
-                             index_status, item)
+                             index_status, item, keys_present)
 
 LEASE_SECONDS = 1.5
 ITEMS = int(os.environ.get("TTLSTORE_CRASH_ITEMS", 6000))
@@ -150,3 +150,51 @@ def test_a_ttl_backfill_left_by_a_killed_process_is_finished_by_another(pg, tmp_
     # Every item with an expiry time has its entry, none is left awaiting the backfill.
     out = check_storage(tmp_path / "data-b", conninfo)
     assert "(0 awaiting a TTL backfill)" in out and f"{ITEMS // 2} expiry entries" in out, out
+
+
+def test_a_restore_under_way_is_left_alone_by_a_process_that_starts(pg, tmp_path):
+    """A process starting while another restores a table from a backup sees the table marked
+    in progress; the restore's lease (`restore/<table>`, src/backup/restore_lease.h) tells it
+    the restore runs elsewhere, so it does not drop the table as one a stop interrupted. A
+    restore whose process was killed is dropped once its lease lapses, by the recovery pass of a
+    live process, as a restart would."""
+    conninfo = schema_conninfo(pg, "jobs_restore")
+    first = serve_on(tmp_path, conninfo, "a", "--lease-seconds", str(LEASE_SECONDS))
+    others = []
+    try:
+        c1 = make_client(first.endpoint)
+        create_table(c1, gsi=True)
+        n = 3 * ITEMS
+        fill(c1, [item(i, None) for i in range(n)])
+        backup = c1.create_backup(TableName=TABLE, BackupName="jobs-backup")["BackupDetails"]["BackupArn"]
+        c1.restore_table_from_backup(TargetTableName="restored", BackupArn=backup)
+        others.append(serve_on(tmp_path, conninfo, "b", "--lease-seconds", str(LEASE_SECONDS)))
+        second = others[0]
+        elsewhere = "event=restore_running_elsewhere table=restored" in second.log_text()
+        assert "event=restore_abandoned table=restored" not in second.log_text()
+        c2 = make_client(second.endpoint)
+        wait_until(lambda: c2.describe_table(TableName="restored")["Table"]["TableStatus"] ==
+                   "ACTIVE", 60, "the restore finished")
+        assert len(keys_present(c2, "restored")) == n
+        assert index_count(c2, "by_g", "restored") == n
+        print(f"the second process started {'during' if elsewhere else 'after'} the restore")
+
+        # Killed mid-restore: once its lease lapses, the recovery pass of a live process (the
+        # second one, or a process started later) drops the partial table.
+        c1.restore_table_from_backup(TargetTableName="restored2", BackupArn=backup)
+        first.kill()
+        others.append(serve_on(tmp_path, conninfo, "c", "--lease-seconds", str(LEASE_SECONDS)))
+        third = others[1]
+        c3 = make_client(third.endpoint)
+        state = wait_until(lambda: table_settled(c3, "restored2"), 30,
+                           "the killed restore dropped (or finished)")
+        if state == "dropped":
+            assert any("event=restore_abandoned table=restored2" in srv.log_text()
+                       for srv in others)
+        else:
+            assert len(keys_present(c3, "restored2")) == n
+        print(f"killed restore: {state}")
+    finally:
+        first.stop()
+        for srv in others:
+            srv.stop()

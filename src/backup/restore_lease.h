@@ -1,0 +1,40 @@
+// The lease of a table being filled by a restore or an import (several processes on one
+// database; docs/background-jobs.md, "Leases"): unit `restore/<table name>`, held by the process
+// whose thread fills the table from before it creates the table until the thread ends. Another
+// process starting meanwhile sees the table marked in progress and the unit held, and leaves the
+// table alone instead of dropping it as one a stop interrupted (DropAbandonedRestores,
+// PitrRestores::ResumeInterrupted). A holder killed mid-restore leaves the unit to lapse; the
+// recovery pass that every process runs under kRestoreRecoveryUnit (a start's work, repeated
+// every lease period on a shared database) then drops or resumes the table, as a restart would.
+#pragma once
+
+#include <string>
+
+#include "storage/lease_keeper.h"
+
+namespace ttlstore::backup {
+
+std::string RestoreLeaseUnit(const std::string& table_name);
+
+// The unit of the periodic recovery pass (server/main.cc) on a shared database.
+inline const std::string kRestoreRecoveryUnit = "restores/recover";
+
+// Whether a process (this one included) is filling `table_name` now (false without a keeper).
+bool RestoreRunsElsewhere(const storage::LeaseKeeper* keeper, const std::string& table_name);
+
+// Claims the unit for its life (no keeper: nothing to claim, held() is true).
+class RestoreLease {
+ public:
+  RestoreLease(storage::LeaseKeeper* keeper, const std::string& table_name);
+  ~RestoreLease();
+  RestoreLease(const RestoreLease&) = delete;
+  RestoreLease& operator=(const RestoreLease&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  storage::LeaseKeeper* const keeper_;
+  const std::string unit_;
+  bool held_ = true;
+};
+
+}  // namespace ttlstore::backup
