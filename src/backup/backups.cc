@@ -348,7 +348,7 @@ void DropAbandonedRestores(ops::TableCatalog& catalog, const storage::LeaseKeepe
       // A point-in-time restore (a source table, no backup) is the server's to start again
       // (PitrRestores::ResumeInterrupted), not to drop. An import (neither) is dropped.
       if (t->restore->source_backup_arn.empty() && !t->restore->source_table_arn.empty()) continue;
-      if (RestoreRunsElsewhere(keeper, name)) {
+      if (RestoreUnderWay(keeper, name)) {
         spdlog::info("event=restore_running_elsewhere table={}", name);
         continue;
       }

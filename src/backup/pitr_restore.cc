@@ -182,7 +182,7 @@ void PitrRestores::ResumeInterrupted() {
         t->restore->source_table_arn.empty()) {  // a backup's restore, or an import
       continue;
     }
-    if (RestoreRunsElsewhere(keeper_, name)) {  // another process is restoring it now
+    if (RestoreUnderWay(keeper_, name)) {  // a live process (another, at a start) restores it
       spdlog::info("event=restore_running_elsewhere table={}", name);
       continue;
     }

@@ -6,7 +6,7 @@ namespace ttlstore::backup {
 
 std::string RestoreLeaseUnit(const std::string& table_name) { return "restore/" + table_name; }
 
-bool RestoreRunsElsewhere(const storage::LeaseKeeper* keeper, const std::string& table_name) {
+bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name) {
   if (keeper == nullptr) return false;
   auto held = keeper->HeldNow(RestoreLeaseUnit(table_name));
   if (!held) {

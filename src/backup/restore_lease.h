@@ -20,7 +20,7 @@ std::string RestoreLeaseUnit(const std::string& table_name);
 inline const std::string kRestoreRecoveryUnit = "restores/recover";
 
 // Whether a process (this one included) is filling `table_name` now (false without a keeper).
-bool RestoreRunsElsewhere(const storage::LeaseKeeper* keeper, const std::string& table_name);
+bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name);
 
 // Claims the unit for its life (no keeper: nothing to claim, held() is true).
 class RestoreLease {
