@@ -19,6 +19,12 @@ std::string RenderLeaseMetrics(const storage::LeaseKeeper& keeper) {
       "# TYPE ttlstore_lease_takeovers_total counter\n"
       "ttlstore_lease_takeovers_total {}\n",
       keeper.takeovers());
+  out += fmt::format(
+      "# HELP ttlstore_lease_processes The ttlstore processes on this database that share work "
+      "out (this one included), as this process last counted them.\n"
+      "# TYPE ttlstore_lease_processes gauge\n"
+      "ttlstore_lease_processes {}\n",
+      keeper.processes());
   return out;
 }
 

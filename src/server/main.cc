@@ -47,6 +47,7 @@
 #include "streams/trimmer.h"
 #include "tablestore/signing.h"
 #include "ttl/backfill.h"
+#include "ttl/sweep_shards.h"
 #include "ttl/sweeper.h"
 #include "ttl/ttl_stats.h"
 
@@ -200,6 +201,8 @@ int Serve(const ServeFlags& flags) {
   lease_keeper.Want(ops::kTokenTrimLeaseUnit);
   lease_keeper.Want(ops::kTsIndexLeaseUnit);
   lease_keeper.Want(backup::kRestoreRecoveryUnit);
+  // The TTL sweeper's shards, spread over the processes on the database (ttl/sweep_shards.h).
+  lease_keeper.Share(ttl::kSweepShardPrefix, ttl::kSweepShards);
   // A PITR enable a stop cut short between its two catalog writes gets its start time now.
   if (Status s = catalog.FinishPendingPitrEnables(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
@@ -345,7 +348,8 @@ int Serve(const ServeFlags& flags) {
   metrics.AddSource([&purge_counters, &rows] {
     return ops::RenderVersionMetrics(purge_counters, rows);
   });
-  ttl::Sweeper sweeper(effective.sweeper, catalog, items, clock, ttl_stats, &metrics.load());
+  ttl::Sweeper sweeper(effective.sweeper, catalog, items, clock, ttl_stats, &metrics.load(),
+                       &lease_keeper);
   // Drops stream records past the 24-hour retention (src/streams/trimmer.h).
   streams::Trimmer stream_trimmer(items.streams(), flags.stream_trim_interval_s * 1000,
                                   &lease_keeper);

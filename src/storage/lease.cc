@@ -91,6 +91,28 @@ Result<bool> Leases::HeldNow(const std::string& unit) const {
   return current && current->expires_ms > clock_.NowMs();
 }
 
+Result<std::vector<std::pair<std::string, LeaseRecord>>> Leases::List(
+    const std::string& prefix) const {
+  // Every name with the prefix sorts before the prefix followed by the largest byte.
+  std::string upper = prefix + std::string(1, '\xff');
+  std::vector<std::pair<std::string, LeaseRecord>> out;
+  auto it = store_.ScanFamily(Family::kLeases, prefix, upper, false, nullptr);
+  for (; it->Valid(); it->Next()) {
+    if (auto record = DecodeLease(it->value())) out.emplace_back(std::string(it->key()), *record);
+  }
+  RETURN_IF_ERROR(it->status());
+  return out;
+}
+
+Status Leases::DropIfLapsedBefore(const std::string& unit, int64_t cutoff_ms) {
+  return store_.ReadModifyWrite({KeyOf(unit)}, [&](const RmwReads& reads, WriteBatch& batch) {
+    std::optional<LeaseRecord> current = reads[0] ? DecodeLease(*reads[0]) : std::nullopt;
+    if (!current || current->expires_ms >= cutoff_ms) return Status::Ok();
+    batch.Delete(Family::kLeases, unit);
+    return Status::Ok();
+  });
+}
+
 Status Leases::CheckFence(const std::string& unit, const std::optional<std::string>& read,
                           uint64_t generation) const {
   std::optional<LeaseRecord> current = read ? DecodeLease(*read) : std::nullopt;

@@ -21,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/result.h"
@@ -69,6 +71,12 @@ class Leases {
   // Whether a process holds `unit` now (this one included): a live lease. Never on a store no
   // other process can open (a lease left there is a dead process's).
   Result<bool> HeldNow(const std::string& unit) const;
+  // Every lease record whose unit name starts with `prefix`, in name order (live, lapsed and
+  // released alike).
+  Result<std::vector<std::pair<std::string, LeaseRecord>>> List(const std::string& prefix) const;
+  // Deletes `unit`'s record if it lapsed (or was released) before `cutoff_ms`: the records of
+  // processes that are gone for good, which would otherwise pile up (LeaseKeeper::Share).
+  Status DropIfLapsedBefore(const std::string& unit, int64_t cutoff_ms);
 
   // Fencing. A job's read-modify-write includes KeyOf(unit) among its keys and passes what it
   // read there to CheckFence with the generation it was granted: an error (Aborted, "lease of

@@ -10,6 +10,7 @@
 // Stop releases every unit held, so a clean stop hands work over at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -38,6 +39,18 @@ class LeaseKeeper {
   bool Claim(const std::string& unit);
   // The work of `unit` is done: no longer wanted, and released if held.
   void Forget(const std::string& unit);
+  // A group of `count` units, `prefix` + "0" .. `prefix` + (count - 1), that the processes on
+  // the database share out evenly (the TTL sweeper's shards). Each round this process takes free
+  // ones (never a live lease of another process) up to its fair share, `count` over the live
+  // processes rounded up, and releases what it holds beyond that: a new process gets its part
+  // within a round or two, and the part of a process that died is spread over the others once
+  // its leases lapse. Processes count each other through a unit each holds for itself,
+  // members/<owner> (a record that lapsed an hour ago is deleted). On a store no other process
+  // can open every unit of the group is this process's. Before Start.
+  void Share(const std::string& prefix, int count);
+  // The live processes (this one included) the last round counted; 1 on a store no other
+  // process can open.
+  int processes() const { return processes_.load(); }
   // Whether a process (this one included) holds `unit` now (Leases::HeldNow).
   Result<bool> HeldNow(const std::string& unit) const { return leases_.HeldNow(unit); }
   // One round before returning, then one every duration / 3 on the keeper's thread.
@@ -65,14 +78,25 @@ class LeaseKeeper {
     int64_t expires_ms = 0;
   };
 
+  struct ShareGroup {
+    std::string prefix;
+    int count = 0;
+  };
+
   // Renews or takes one unit (a round's work for each wanted unit).
   void Renew(const std::string& unit);
+  // A round's work for the shared groups: counts the live processes, then takes or releases
+  // units of each group towards this process's fair share.
+  void Rebalance();
+  void RebalanceGroup(const ShareGroup& group, int processes);
 
   Leases& leases_;
   const int64_t duration_ms_;
   mutable std::mutex mu_;
   std::map<std::string, State> units_;  // GUARDED_BY(mu_)
   bool started_ = false;                // GUARDED_BY(mu_)
+  std::vector<ShareGroup> shares_;      // set before Start
+  std::atomic<int> processes_{1};
   PeriodicThread thread_;
 };
 

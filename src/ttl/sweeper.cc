@@ -12,6 +12,7 @@
 #include "common/coding.h"
 #include "model/expiry.h"
 #include "storage/expiry_key.h"
+#include "ttl/sweep_shards.h"
 
 namespace ttlstore::ttl {
 namespace {
@@ -22,6 +23,9 @@ uint64_t ThreadCpuMicros() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
 }
+
+// How many entries of other processes' shards a batch may read past, in batches.
+constexpr size_t kScanFactor = 8;
 
 uint32_t TableIdOf(std::string_view item_key) {
   uint32_t id = 0;
@@ -41,13 +45,16 @@ std::chrono::nanoseconds PauseAfterPass(const SweeperOptions& options, bool back
 }
 
 Sweeper::Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOps& items,
-                 const Clock& clock, TtlStats& stats, const LoadMeter* load)
+                 const Clock& clock, TtlStats& stats, const LoadMeter* load,
+                 const storage::LeaseKeeper* keeper)
     : options_(options),
       catalog_(catalog),
       items_(items),
       clock_(clock),
       stats_(stats),
-      load_(load) {
+      load_(load),
+      keeper_(keeper),
+      shared_(items.store().SharedByProcesses()) {
   if (options_.threads > 1) workers_ = std::make_unique<SweepWorkers>(options_.threads);
 }
 
@@ -92,7 +99,18 @@ void Sweeper::Stop() {
 // under the item's lock) or in the future (not scanned until due) need nothing special:
 // ordering is by due_ms alone. A recorded failure is taken like an announcement: an entry ahead
 // of the cursor (possible when a later wave went back behind it) will be scanned again anyway.
-Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
+uint32_t Sweeper::HeldShards() const {
+  // A store only this process opens: every shard is this process's, whatever the keeper says
+  // (a lapse of its own lease must never make the sweeper skip entries behind its watermark).
+  if (!shared_ || keeper_ == nullptr) return kAllSweepShards;
+  uint32_t shards = 0;
+  for (int k = 0; k < kSweepShards; ++k) {
+    if (keeper_->Holding(SweepShardUnit(k))) shards |= 1u << k;
+  }
+  return shards;
+}
+
+Result<bool> Sweeper::SweepBatch(int64_t now_ms, uint32_t shards) {
   int64_t announced = items_.store().TakeEarliestCommittedExpiry();
   {
     // A failed batch's entries are all at or behind the cursor (it moved past them when they
@@ -115,17 +133,25 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
   // entry due at the watermark.
   std::string start = cursor_.empty() ? storage::ExpiryKey(watermark_, "") : cursor_;
   std::vector<DueEntry> due;
+  // Every entry is this process's, or up to kScanFactor batches are read for one of its own.
+  const size_t read_limit =
+      shards == kAllSweepShards ? options_.batch_size : options_.batch_size * kScanFactor;
+  size_t read = 0;
   {
     std::string start_cursor = cursor_;
     // Due means now > due_ms, so the scan ends at now - 1.
-    auto it = items_.store().ScanExpiry(now_ms - 1, start, options_.batch_size);
-    for (; it->Valid() && due.size() < options_.batch_size; it->Next()) {
+    auto it = items_.store().ScanExpiry(now_ms - 1, start, read_limit);
+    for (; it->Valid() && due.size() < options_.batch_size && read < read_limit; it->Next()) {
+      ++read;
       DueEntry e;
       std::string_view item_key;
       if (!storage::ParseExpiryKey(it->key(), &e.due_ms, &item_key)) continue;
+      cursor_.assign(it->key());
+      // Another process's shard: it deletes the item (this process goes past the entry, and
+      // comes back to it in its next wave should that process die first).
+      if ((shards & (1u << SweepShardOf(item_key))) == 0) continue;
       e.item_key.assign(item_key);
       due.push_back(std::move(e));
-      cursor_.assign(it->key());
     }
     if (Status scanned = it->status(); !scanned.ok()) {
       // A scan that fails (a database outage) must not move where the next batch starts: the
@@ -135,13 +161,14 @@ Result<bool> Sweeper::SweepBatch(int64_t now_ms) {
       return std::move(scanned).error();
     }
   }
-  // More to do: a full batch, or a drained wave that must go back for entries behind it.
-  bool more = due.size() == options_.batch_size;
+  // More to do: a full batch or read, or a drained wave that must go back for entries behind it.
+  bool more = due.size() == options_.batch_size || read == read_limit;
   if (!more) {
     // Drained: everything due before now that the scan could see is handled. Entries announced
-    // behind the cursor during the wave are not: go back for them.
+    // behind the cursor during the wave are not: go back for them. On a shared store the next
+    // wave starts at the beginning (another process's writes are not announced here).
     more = behind_ < now_ms;
-    watermark_ = std::min(now_ms, behind_);
+    watermark_ = shared_ ? 0 : std::min(now_ms, behind_);
     behind_ = INT64_MAX;
     cursor_.clear();
   }
@@ -228,8 +255,9 @@ Result<bool> Sweeper::RunPass() {
   auto deadline = start + std::chrono::milliseconds(options_.budget_ms);
   bool backlog = false, drained = false;
   Status error;
-  while (true) {
-    auto more = SweepBatch(clock_.NowMs());
+  const uint32_t shards = HeldShards();
+  while (shards != 0) {
+    auto more = SweepBatch(clock_.NowMs(), shards);
     if (!more) {
       error = std::move(more).error();
       break;
@@ -252,7 +280,7 @@ Result<bool> Sweeper::RunPass() {
   }
   // Nothing due is left once the last batches are done (not when the scan ran dry: they were
   // still being deleted then).
-  if (drained && error.ok()) stats_.SetLagMs(0);
+  if ((drained && error.ok()) || shards == 0) stats_.SetLagMs(0);
   auto busy = std::chrono::steady_clock::now() - start;
   last_pass_cpu_us_ = ThreadCpuMicros() - cpu_start + (worker_cpu_us_.load() - worker_cpu_start);
   stats_.AddPass(std::chrono::duration_cast<std::chrono::microseconds>(busy).count(),

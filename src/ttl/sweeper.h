@@ -8,6 +8,11 @@
 // the index and stream upkeep that join that path later: D6, D7), committed in one WriteBatch
 // per group of items.
 //
+// With several processes on one database (Store::SharedByProcesses) each process deletes the
+// items of the shards it holds (ttl/sweep_shards.h) and every wave starts again from the start
+// of the index: another process's write of an entry behind this process's cursor is announced
+// only to that process (Store::TakeEarliestCommittedExpiry), so the watermark below stays at 0.
+//
 // Foreground first (D5), in the spirit of Redis's active expiry: a pass stops after
 // `budget_ms` of work. While a backlog remains, the pause before the next pass depends on the
 // foreground (a LoadMeter fed by the HTTP server): with requests being served, the sweeper keeps
@@ -30,6 +35,7 @@
 #include "common/thread.h"
 #include "ops/item_ops.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "ttl/sweep_workers.h"
 #include "ttl/ttl_stats.h"
 
@@ -66,8 +72,11 @@ std::chrono::nanoseconds PauseAfterPass(const SweeperOptions& options, bool back
 class Sweeper {
  public:
   // `load` (may be null: the server counts as always busy) paces the sweeper during a backlog.
+  // `keeper` (may be null: every shard) says which shards this process holds on a store other
+  // processes share; on any other store the sweeper deletes every due item.
   Sweeper(SweeperOptions options, ops::TableCatalog& catalog, ops::ItemOps& items,
-          const Clock& clock, TtlStats& stats, const LoadMeter* load = nullptr);
+          const Clock& clock, TtlStats& stats, const LoadMeter* load = nullptr,
+          const storage::LeaseKeeper* keeper = nullptr);
   ~Sweeper();  // stops the thread
 
   void Start();
@@ -83,9 +92,13 @@ class Sweeper {
     std::string item_key;
   };
 
-  // Reads up to batch_size due entries and deletes them (on a worker when threads > 1); returns
-  // whether more are due (a full batch, or a wave that ended with entries written behind it).
-  Result<bool> SweepBatch(int64_t now_ms);
+  // The shards this process deletes from now (a mask of ttl/sweep_shards.h's bits).
+  uint32_t HeldShards() const;
+  // Reads up to batch_size due entries of the shards in `shards` (skipping others', reading at
+  // most kScanFactor times as many) and deletes them (on a worker when threads > 1); returns
+  // whether more are due (a full batch or read, or a wave that ended with entries written
+  // behind it).
+  Result<bool> SweepBatch(int64_t now_ms, uint32_t shards);
   // Deletes the items of `due` still due at now_ms and drops the other entries, in one
   // read-modify-write. Safe on several threads at once.
   Status DeleteDue(const std::vector<DueEntry>& due, int64_t now_ms);
@@ -122,6 +135,8 @@ class Sweeper {
   const Clock& clock_;
   TtlStats& stats_;
   const LoadMeter* load_;
+  const storage::LeaseKeeper* keeper_;
+  const bool shared_;  // the store is shared by processes: shards and no watermark
   std::unique_ptr<SweepWorkers> workers_;  // null when threads == 1
   std::mutex mu_;
   std::condition_variable wake_;

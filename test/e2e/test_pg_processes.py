@@ -121,7 +121,8 @@ def _leases(srv: ServerProcess) -> tuple[dict, int]:
     """The units /metrics says this process holds (unit -> 0/1), and its takeovers."""
     text = metrics_text(srv)
     held = {m.group(1): int(m.group(2))
-            for m in re.finditer(r'^ttlstore_lease_held\{unit="([^"]+)"\} (\d+)$', text, re.M)}
+            for m in re.finditer(r'^ttlstore_lease_held\{unit="([^"]+)"\} (\d+)$', text, re.M)
+            if m.group(1) in UNITS}  # the TTL sweeper's shards are shared out, not held whole
     takeovers = re.search(r"^ttlstore_lease_takeovers_total (\d+)$", text, re.M)
     return held, int(takeovers.group(1))
 
@@ -154,7 +155,7 @@ def test_one_process_holds_each_lease_and_the_other_takes_over(pg, tmp_path):
         # and a third at most, plus a renewal round; the bound asserted is generous).
         first.kill()
         took = _wait_for_holder(second, 10 * LEASE_SECONDS)
-        assert _leases(second)[1] == len(UNITS)
+        assert _leases(second)[1] >= len(UNITS)  # and the TTL sweeper shards the first held
         print(f"taken over {took:.2f} s after the kill (lease {LEASE_SECONDS} s)")
         # A new process holds nothing while the second renews; a clean stop of the second
         # releases both, and the new one takes them at its next round, not a takeover.
