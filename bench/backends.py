@@ -20,7 +20,6 @@ ttl_wave.py) is used.
 """
 import argparse
 import datetime
-import json
 import os
 import re
 import shlex
@@ -452,13 +451,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     res["uptime_after"] = uptime()
-    md = report(res, a)
-    print(md)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(res, indent=1) + "\n")
-    (out / "results.md").write_text(md)
-    log(f"written {out}/results.json and results.md")
+    rp.write_results(res, report(res, a), a.out)
     errs = failures(res)
     if errs:
         log("failed: " + ", ".join(errs))

@@ -294,6 +294,11 @@ def run_loadgen(a, port, pid, workload, keys, connections, duration, warmup, ext
         "--connections", str(connections), "--duration", str(duration), "--warmup", str(warmup),
         "--keys", str(keys), "--server-pid", str(pid), *extra]
     limit = duration + warmup + 3600 + 60  # the loadgen's own preload limit is 1800 s
+    return run_loadgen_cmd(cmd, workload, limit)
+
+
+def run_loadgen_cmd(cmd, workload, limit):
+    """Runs a loadgen command line; its last JSON result (or an error record)."""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
@@ -417,6 +422,16 @@ def bench_redis(a, port, tmp):
         proc.terminate()
         proc.wait(timeout=10)
     return out
+
+
+def write_results(res, md, out_dir):
+    """Prints the Markdown report and writes it with the raw results into `out_dir`."""
+    print(md)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(res, indent=1) + "\n")
+    (out / "results.md").write_text(md)
+    log(f"written {out}/results.json and results.md")
 
 
 def cpu_us(pid):
@@ -596,13 +611,7 @@ def main():
             res["redis"] = bench_redis(a, a.base_port + 99, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    md = report(res, a)
-    print(md)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(res, indent=1) + "\n")
-    (out / "results.md").write_text(md)
-    log(f"written {out}/results.json and results.md")
+    write_results(res, report(res, a), a.out)
     errs = [f"{s}/{w}" for s, r in res["servers"].items()
             for w, x in r.get("workloads", {}).items() if x.get("error_count")]
     errs += [f"{s}/load" for s, r in res["servers"].items() if r.get("load", {}).get("errors")]

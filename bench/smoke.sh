@@ -4,8 +4,8 @@
 # workload reports an error or completes no operation. Also checks loadgen's SigV4 signature
 # against botocore's when botocore is installed; then the Tablestore increments, purge and
 # search-index benchmarks at a size of seconds (when the Tablestore SDK is installed), and
-# bench/backends.py --tiny (RocksDB vs PostgreSQL, when postgresql-15 is installed). Takes
-# about a minute.
+# bench/backends.py --tiny (RocksDB vs PostgreSQL) and bench/processes.py --tiny (several
+# processes on one database), when postgresql-15 is installed. Takes about two minutes.
 #   TTLSTORE_BIN  ttlstore binary (default build/ttlstore, built with scripts/build.sh if missing)
 #   LOADGEN_BUILD_DIR  where to build the load generator (default build-bench)
 set -euo pipefail
@@ -103,6 +103,20 @@ if [ -x /usr/lib/postgresql/15/bin/initdb ] && python3 -c 'import boto3' 2>/dev/
     failed=$((failed + 1))
     tail -30 "$work/backends.out" >&2
     echo "smoke: FAILED bench/backends.py --tiny" >&2
+  fi
+fi
+# Several ttlstore processes on one PostgreSQL (bench/processes.py --tiny, 1 and 3 processes:
+# loadgen's client threads over every endpoint, a TTL wave deleted by all, a takeover after
+# kill -9; about 35 s, most of it the clusters' start and the takeover's lease time).
+if [ -x /usr/lib/postgresql/15/bin/initdb ] && python3 -c 'import boto3' 2>/dev/null; then
+  if timeout 180 python3 bench/processes.py --tiny --counts 1,3 --ttlstore "$ttlstore" \
+      --loadgen "$loadgen" --out "$work/processes" >"$work/processes.out" 2>&1; then
+    passed=$((passed + 1))
+    grep '^| [0-9] | \(put\|get\)' "$work/processes.out" || true
+  else
+    failed=$((failed + 1))
+    tail -30 "$work/processes.out" >&2
+    echo "smoke: FAILED bench/processes.py --tiny" >&2
   fi
 fi
 echo "bench smoke: $passed passed, $failed failed"

@@ -37,7 +37,7 @@ struct Options {
   std::string table;
   int scan_limit = 100;
   int timeout_ms = 10000;
-  long server_pid = 0;
+  std::vector<long> server_pids;  // their CPU and RSS are summed (several ttlstore processes)
   long tree_pid = 0;  // a process tree whose CPU is reported too (a database's postmaster)
   std::string json_out;
   Credentials creds;
@@ -51,7 +51,8 @@ struct Options {
   std::fprintf(stderr,
       "usage: loadgen --workload W[,W...] [options]\n"
       "  workloads: put get mixed update query batch-put scan, or load (only the preload)\n"
-      "  --endpoint URL        http://host:port (default http://127.0.0.1:8000)\n"
+      "  --endpoint URL[,URL]  http://host:port (default http://127.0.0.1:8000); several: client\n"
+      "                        thread t drives endpoint t mod their number (--threads)\n"
       "  --connections N       concurrent keep-alive connections, 1 request in flight each (50)\n"
       "  --threads N           client threads, each with its own epoll loop (1)\n"
       "  --duration S          measured seconds per workload, at most 3600 (5)\n"
@@ -63,7 +64,8 @@ struct Options {
       "  --table NAME          table (created if missing; default bench, bench_range for query)\n"
       "  --scan-limit N        Limit of the scan page (100)\n"
       "  --timeout-ms N        per-request timeout, counted as an error (10000)\n"
-      "  --server-pid PID      report the server's CPU time per operation and its RSS\n"
+      "  --server-pid PID[,PID] report the server's CPU time per operation and its RSS (summed\n"
+      "                        over the PIDs given)\n"
       "  --tree-pid PID        also report the CPU per operation of PID's whole process tree\n"
       "                        (its live descendants and its reaped children), e.g. the\n"
       "                        postmaster of the database a server keeps its data in\n"
@@ -125,7 +127,15 @@ Options ParseArgs(int argc, char** argv) {
     else if (a == "--table") o.table = v;
     else if (a == "--scan-limit") o.scan_limit = int(ParseUint(v, "--scan-limit"));
     else if (a == "--timeout-ms") o.timeout_ms = int(ParseUint(v, "--timeout-ms"));
-    else if (a == "--server-pid") o.server_pid = long(ParseUint(v, "--server-pid"));
+    else if (a == "--server-pid") {
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t comma = v.find(',', start);
+        if (comma == std::string::npos) comma = v.size();
+        o.server_pids.push_back(long(ParseUint(v.substr(start, comma - start), "--server-pid")));
+        start = comma + 1;
+      }
+    }
     else if (a == "--tree-pid") o.tree_pid = long(ParseUint(v, "--tree-pid"));
     else if (a == "--json-out") o.json_out = v;
     else if (a == "--access-key") o.creds.access_key = v;
@@ -233,6 +243,21 @@ long ProcessRssKb(long pid) {
   return -1;
 }
 
+// The CPU time (µs) and RSS (kB) of every --server-pid, summed; -1 without one.
+double ServersCpuUs(const Options& o) {
+  if (o.server_pids.empty()) return -1;
+  double total = 0;
+  for (long pid : o.server_pids) total += ProcessCpuUs(pid);
+  return total;
+}
+
+long ServersRssKb(const Options& o) {
+  if (o.server_pids.empty()) return -1;
+  long total = 0;
+  for (long pid : o.server_pids) total += ProcessRssKb(pid);
+  return total;
+}
+
 double SelfCpuUs() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -319,7 +344,7 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
                 "\"errors\":%llu,\"server_rss_kb\":%ld}\n",
                 JsonEscape(s.table).c_str(), (unsigned long long)preload_stats.items, preload_s,
                 (unsigned long long)preload_stats.ErrorCount(),
-                o.server_pid ? ProcessRssKb(o.server_pid) : -1L);
+                ServersRssKb(o));
     return ok;
   }
 
@@ -335,12 +360,12 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
   Phase p;
   p.kind = Phase::kMeasure;
   p.workload = w;
-  double srv0 = o.server_pid ? ProcessCpuUs(o.server_pid) : -1, self0 = SelfCpuUs();
+  double srv0 = ServersCpuUs(o), self0 = SelfCpuUs();
   double tree0 = o.tree_pid ? TreeCpuUs(o.tree_pid) : -1;
   uint64_t t0 = NowNs();
   p.deadline_ns = t0 + uint64_t(o.duration_s * 1e9);
   Stats st = cl.Run(p);
-  double srv1 = o.server_pid ? ProcessCpuUs(o.server_pid) : -1, self1 = SelfCpuUs();
+  double srv1 = ServersCpuUs(o), self1 = SelfCpuUs();
   double tree1 = o.tree_pid ? TreeCpuUs(o.tree_pid) : -1;
   double elapsed = o.duration_s;  // only completions before the deadline are counted
   st.Merge(warm);                 // warm-up errors count too (its ops were never recorded)
@@ -354,7 +379,7 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
   double srv_us = (srv0 >= 0 && srv1 >= 0 && st.ops) ? (srv1 - srv0) / double(st.ops) : -1;
   double cli_us = st.ops ? (self1 - self0) / double(st.ops) : -1;
   double tree_us = (tree0 >= 0 && tree1 >= 0 && st.ops) ? (tree1 - tree0) / double(st.ops) : -1;
-  long rss = o.server_pid ? ProcessRssKb(o.server_pid) : -1;
+  long rss = ServersRssKb(o);
   uint64_t nerr = st.ErrorCount();
   const char* name = WorkloadName(w);
 
@@ -367,8 +392,8 @@ bool RunWorkload(const Options& o, Workload w, const Endpoint& ep, SigV4Signer& 
               (unsigned long long)st.hist.Quantile(0.9), (unsigned long long)st.hist.Quantile(0.99),
               (unsigned long long)st.hist.Quantile(0.999), (unsigned long long)st.hist.max(),
               st.hist.mean());
-  if (srv_us >= 0) std::printf("  server cpu: %.1f us/op (pid %ld, rss %ld kB)\n", srv_us,
-                               o.server_pid, rss);
+  if (srv_us >= 0) std::printf("  server cpu: %.1f us/op (%zu process(es), rss %ld kB)\n",
+                               srv_us, o.server_pids.size(), rss);
   if (tree_us >= 0) std::printf("  tree cpu: %.1f us/op (pid %ld and its descendants)\n", tree_us,
                                 o.tree_pid);
   std::printf("  client cpu: %.1f us/op\n", cli_us);
@@ -430,14 +455,23 @@ int main(int argc, char** argv) {
       std::printf("\n");
       return 0;
     }
-    Endpoint ep = ParseEndpoint(o.endpoint);
+    // One or several endpoints (comma-separated): worker t drives endpoint t mod their number.
+    std::vector<Endpoint> eps;
+    for (size_t start = 0; start <= o.endpoint.size();) {
+      size_t comma = o.endpoint.find(',', start);
+      if (comma == std::string::npos) comma = o.endpoint.size();
+      eps.push_back(ParseEndpoint(o.endpoint.substr(start, comma - start)));
+      start = comma + 1;
+    }
+    const Endpoint& ep = eps.front();  // tables are created and checked through the first
     SigV4Signer setup_signer(o.creds);
     Client cl;
     int per = o.connections / o.threads, extra = o.connections % o.threads;
     for (int t = 0; t < o.threads; ++t) {
       cl.signers.push_back(std::make_unique<SigV4Signer>(o.creds));
       Settings placeholder;
-      cl.workers.push_back(std::make_unique<Worker>(ep, *cl.signers.back(), placeholder,
+      cl.workers.push_back(std::make_unique<Worker>(eps[size_t(t) % eps.size()],
+                                                    *cl.signers.back(), placeholder,
                                                     per + (t < extra ? 1 : 0),
                                                     uint64_t(getpid()) * 31 + uint64_t(t),
                                                     o.timeout_ms));
