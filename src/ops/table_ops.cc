@@ -92,73 +92,55 @@ TablePtr TableCatalog::FindById(uint32_t id) const {
 Result<TablePtr> TableCatalog::SetTimeToLive(const std::string& name, bool enabled,
                                              const std::string& attribute) {
   std::unique_lock lock(mu_);
-  auto it = FindLocked(name, Front::kDynamoDb);
-  if (it == tables_.end()) {
-    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
-  }
-  const model::TableDescriptor& current = *it->second;
-  // A restore writes its items with the descriptor it started with: a TTL change now would
-  // not reach them.
-  if (RestoreInProgress(current)) return TableBeingCreated(name);
-  if (enabled && current.ttl_enabled) {
-    return Error::Validation("TimeToLive is already enabled");
-  }
-  if (!enabled && !current.ttl_enabled) {
-    return Error::Validation("TimeToLive is already disabled");
-  }
-  if (!enabled && current.ttl_attribute != attribute) {
-    return Error::Validation(
-        "TimeToLive is active on a different AttributeName: current AttributeName is " +
-        current.ttl_attribute);
-  }
-  // The service refuses any further change for up to an hour after one; we only while the
-  // backfill of the last enable runs, so that it never races a disable and a re-enable.
-  if (current.ttl_backfill) {
-    return Error::Validation(
-        "Time to live has been modified multiple times within a fixed interval");
-  }
-  model::TableDescriptor updated = current;
-  updated.ttl_enabled = enabled;
-  updated.ttl_attribute = enabled ? attribute : "";
-  if (enabled) updated.ttl_backfill.emplace();
-  RETURN_IF_ERROR(Replace(std::move(updated)));
-  return tables_.at(name);
+  return CommitChange(name, Front::kDynamoDb, std::nullopt,
+                      [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    // A restore writes its items with the descriptor it started with: a TTL change now would
+    // not reach them.
+    if (RestoreInProgress(t)) return TableBeingCreated(name);
+    if (enabled && t.ttl_enabled) return Error::Validation("TimeToLive is already enabled");
+    if (!enabled && !t.ttl_enabled) return Error::Validation("TimeToLive is already disabled");
+    if (!enabled && t.ttl_attribute != attribute) {
+      return Error::Validation(
+          "TimeToLive is active on a different AttributeName: current AttributeName is " +
+          t.ttl_attribute);
+    }
+    // The service refuses any further change for up to an hour after one; we only while the
+    // backfill of the last enable runs, so that it never races a disable and a re-enable.
+    if (t.ttl_backfill) {
+      return Error::Validation(
+          "Time to live has been modified multiple times within a fixed interval");
+    }
+    t.ttl_enabled = enabled;
+    t.ttl_attribute = enabled ? attribute : "";
+    if (enabled) t.ttl_backfill.emplace();
+    return true;
+  });
 }
 
 Result<bool> TableCatalog::AdvanceTtlBackfill(uint32_t table_id, const std::string& attribute,
-                                              storage::WriteBatch& batch,
                                               const std::string& cursor, bool done) {
   std::unique_lock lock(mu_);
-  auto it = by_id_.find(table_id);
-  if (it == by_id_.end()) return false;
-  const model::TableDescriptor& current = *it->second;
-  if (!current.ttl_enabled || current.ttl_attribute != attribute || !current.ttl_backfill) {
-    return false;
-  }
-  model::TableDescriptor updated = current;
-  if (done) {
-    updated.ttl_backfill.reset();
-  } else {
-    updated.ttl_backfill->cursor = cursor;
-  }
-  batch.PutTable(updated);
-  RETURN_IF_ERROR(store_.Write(batch));
-  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
-  return true;
+  return CommitById(table_id, [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    if (!t.ttl_enabled || t.ttl_attribute != attribute || !t.ttl_backfill) return false;
+    if (done) {
+      t.ttl_backfill.reset();
+    } else {
+      t.ttl_backfill->cursor = cursor;
+    }
+    return true;
+  });
 }
 
 Result<bool> TableCatalog::CommitWithTable(
     uint32_t table_id, const std::function<bool(model::TableDescriptor&)>& change,
-    storage::WriteBatch& batch) {
+    const std::function<void(storage::WriteBatch&)>& add) {
   std::unique_lock lock(mu_);
-  auto it = by_id_.find(table_id);
-  if (it == by_id_.end()) return false;
-  model::TableDescriptor updated = *it->second;
-  if (!change(updated)) return false;
-  batch.PutTable(updated);
-  RETURN_IF_ERROR(store_.Write(batch));
-  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
-  return true;
+  return CommitById(table_id,
+                    [&](model::TableDescriptor& t, storage::WriteBatch& batch) -> Result<bool> {
+    if (!change(t)) return false;
+    if (add) add(batch);
+    return true;
+  });
 }
 
 TablePtr TableCatalog::FindIndexOwner(const std::string& index_name) const {
@@ -204,9 +186,16 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   spec.id = *id;
   spec.uuid = NewUuid();
   spec.creation_time_ms = clock_.NowMs();
-  storage::WriteBatch batch(store_);
-  batch.PutTable(spec);
-  if (Status s = store_.Write(batch); !s) return std::move(s).error();
+  // The name is checked in the store too, with its record locked: another process may have
+  // created the table since this one's catalog was refreshed, or be creating it now.
+  Status created = store_.ReadModifyWrite(
+      {storage::RmwKey{storage::Family::kCatalog, spec.name}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        if (reads[0]) return Error::ResourceInUse("Table already exists: " + spec.name);
+        batch.PutTable(spec);
+        return Status::Ok();
+      });
+  if (!created) return std::move(created).error();
   auto table = std::make_shared<const model::TableDescriptor>(std::move(spec));
   Install(table);
   return TablePtr(table);
@@ -276,26 +265,15 @@ ListTablesResult TableCatalog::List(const std::optional<std::string>& exclusive_
   return result;
 }
 
-Status TableCatalog::Replace(model::TableDescriptor updated) {
-  storage::WriteBatch batch(store_);
-  batch.PutTable(updated);
-  if (Status s = store_.Write(batch); !s) return s;
-  Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
-  return Status::Ok();
-}
-
 Result<TablePtr> TableCatalog::Update(
     const std::string& name, const std::function<Status(model::TableDescriptor&)>& change,
     Front front) {
   std::unique_lock lock(mu_);
-  auto it = FindLocked(name, front);
-  if (it == tables_.end()) {
-    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
-  }
-  model::TableDescriptor updated = *it->second;
-  RETURN_IF_ERROR(change(updated));
-  RETURN_IF_ERROR(Replace(std::move(updated)));
-  return tables_.at(name);
+  return CommitChange(name, front, std::nullopt,
+                      [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    RETURN_IF_ERROR(change(t));
+    return true;
+  });
 }
 
 std::vector<std::shared_ptr<const model::TableDescriptor>> TableCatalog::AllTables() const {
@@ -328,11 +306,11 @@ void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
 
 Status TableCatalog::UpdateById(uint32_t table_id,
                                 const std::function<bool(model::TableDescriptor&)>& change) {
-  auto it = by_id_.find(table_id);
-  if (it == by_id_.end()) return Status::Ok();
-  model::TableDescriptor updated = *it->second;
-  if (!change(updated)) return Status::Ok();
-  return Replace(std::move(updated));
+  auto done = CommitById(table_id, [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    return change(t);
+  });
+  if (!done) return std::move(done).error();
+  return Status::Ok();
 }
 
 Status TableCatalog::SetIndexActive(uint32_t table_id, uint32_t index_id) {
@@ -368,34 +346,45 @@ std::vector<storage::TableStats> TableCatalog::IndexStats(
 
 Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>& tags) {
   std::unique_lock lock(mu_);
-  auto it = FindLocked(name, Front::kDynamoDb);
-  if (it == tables_.end()) return TableNotFound();
-  model::TableDescriptor updated = *it->second;
-  for (const auto& tag : tags) {
-    auto existing = std::find_if(updated.tags.begin(), updated.tags.end(),
-                                 [&](const model::Tag& t) { return t.key == tag.key; });
-    if (existing != updated.tags.end()) {
-      existing->value = tag.value;
-    } else {
-      updated.tags.push_back(tag);
+  auto done = CommitChange(name, Front::kDynamoDb, std::nullopt,
+                           [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    for (const auto& tag : tags) {
+      auto existing = std::find_if(t.tags.begin(), t.tags.end(),
+                                   [&](const model::Tag& x) { return x.key == tag.key; });
+      if (existing != t.tags.end()) {
+        existing->value = tag.value;
+      } else {
+        t.tags.push_back(tag);
+      }
     }
+    if (t.tags.size() > kMaxTagsPerResource) {
+      // The service's answer, a ValidationException (not LimitExceededException).
+      return Error::Validation(
+          "Number of Tags exceed the current limit for the provided ResourceArn");
+    }
+    return true;
+  });
+  if (!done) {
+    if (done.error().code() == ErrorCode::kResourceNotFound) return TableNotFound();
+    return std::move(done).error();
   }
-  if (updated.tags.size() > kMaxTagsPerResource) {
-    // The service's answer, a ValidationException (not LimitExceededException).
-    return Error::Validation("Number of Tags exceed the current limit for the provided ResourceArn");
-  }
-  return Replace(std::move(updated));
+  return Status::Ok();
 }
 
 Status TableCatalog::Untag(const std::string& name, const std::vector<std::string>& keys) {
   std::unique_lock lock(mu_);
-  auto it = FindLocked(name, Front::kDynamoDb);
-  if (it == tables_.end()) return TableNotFound();
-  model::TableDescriptor updated = *it->second;
-  std::erase_if(updated.tags, [&](const model::Tag& t) {
-    return std::find(keys.begin(), keys.end(), t.key) != keys.end();
+  auto done = CommitChange(name, Front::kDynamoDb, std::nullopt,
+                           [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+    std::erase_if(t.tags, [&](const model::Tag& x) {
+      return std::find(keys.begin(), keys.end(), x.key) != keys.end();
+    });
+    return true;
   });
-  return Replace(std::move(updated));
+  if (!done) {
+    if (done.error().code() == ErrorCode::kResourceNotFound) return TableNotFound();
+    return std::move(done).error();
+  }
+  return Status::Ok();
 }
 
 }  // namespace ttlstore::ops

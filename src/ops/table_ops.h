@@ -96,21 +96,20 @@ class TableCatalog : public index::IndexCatalog {
   // ttl/backfill.h, which clears the mark (AdvanceTtlBackfill) when it is done.
   Result<TablePtr> SetTimeToLive(const std::string& name, bool enabled,
                                  const std::string& attribute);
-  // Commits one chunk of the TTL backfill of table `table_id`: `batch` (the chunk's expiry
-  // entries) together with the descriptor's new cursor (the chunk's last item key), or with
-  // the pending mark removed when `done`. Returns false, writing nothing, when the table is
-  // gone or its TTL is no longer enabled on `attribute` with a backfill pending.
+  // Commits the TTL backfill's progress on table `table_id`: the descriptor's new cursor (the
+  // last chunk's last item key), or the pending mark removed when `done`. Returns false,
+  // writing nothing, when the table is gone or its TTL is no longer enabled on `attribute` with
+  // a backfill pending.
   Result<bool> AdvanceTtlBackfill(uint32_t table_id, const std::string& attribute,
-                                  storage::WriteBatch& batch, const std::string& cursor,
-                                  bool done);
+                                  const std::string& cursor, bool done);
 
-  // Applies `change` to a copy of table `table_id` and writes it together with `batch`, in one
-  // RocksDB write. false, writing nothing, if the table is gone or `change` returns false (the
-  // state it expected is gone). For background jobs that commit their progress with their
-  // work (ops/ts_index_backfill.h).
+  // Applies `change` to table `table_id` as stored (CommitChange) and writes it together with
+  // what `add` puts in the batch, in one commit. false, writing nothing, if the table is gone
+  // or `change` returns false (the state it expected is gone). For background jobs that commit
+  // their progress with their work (ops/ts_index_backfill.h).
   Result<bool> CommitWithTable(uint32_t table_id,
                                const std::function<bool(model::TableDescriptor&)>& change,
-                               storage::WriteBatch& batch);
+                               const std::function<void(storage::WriteBatch&)>& add = {});
   // A table id never used before (also the key prefix of a Tablestore index's rows).
   Result<uint32_t> AllocateId() { return store_.AllocateTableId(); }
   // The Tablestore table holding the secondary index `index_name`, or nullptr.
@@ -165,8 +164,20 @@ class TableCatalog : public index::IndexCatalog {
   // A lookup found nothing: on a shared store, refresh (rate-limited) and say whether it did.
   // The catalog in memory is a cache of the store's, so this is not a change of its value.
   bool RefreshAfterMiss() const;
-  // Writes `updated` to the store and swaps it in. REQUIRES: mu_ held exclusively.
-  Status Replace(model::TableDescriptor updated);
+  // A change of one descriptor: edits it (after its checks) and may add writes to the batch it
+  // is committed with; true to write it, false to leave it as it is.
+  using Change = std::function<Result<bool>(model::TableDescriptor&, storage::WriteBatch&)>;
+  // The one way a descriptor changes (ops/catalog_commit.cc): `change` runs on the stored
+  // descriptor of table `name`, read for update, not on this process's copy, so a change made
+  // through another process is seen and kept; what is committed is installed here. Only a table
+  // of `front` (when given) and of id `id` (when given) is changed. The table installed, nullptr
+  // when `change` wrote nothing, ResourceNotFound ("Requested resource not found: Table: <name>
+  // not found") when there is no such table. REQUIRES: mu_ held exclusively.
+  Result<TablePtr> CommitChange(const std::string& name, std::optional<Front> front,
+                                std::optional<uint32_t> id, const Change& change);
+  // CommitChange of the table with id `table_id` (by the name this process knows it under):
+  // whether it wrote; false when the table is gone. REQUIRES: mu_ held exclusively.
+  Result<bool> CommitById(uint32_t table_id, const Change& change);
 
   // tables_.find(name), or end() if the table belongs to the other front end. REQUIRES: mu_.
   TableMap::const_iterator FindLocked(const std::string& name, Front front) const;

@@ -8,41 +8,50 @@ namespace ttlstore::ops {
 Result<TablePtr> TableCatalog::SetPointInTimeRecovery(const std::string& name, bool enabled,
                                                       std::optional<int32_t> days) {
   uint32_t table_id = 0;
+  bool pending = false;  // enabled now: dated below
   {
     std::unique_lock lock(mu_);
-    auto it = FindLocked(name, Front::kDynamoDb);
-    if (it == tables_.end()) {
-      return Error(ErrorCode::kTableNotFound, "Table not found: " + name);
+    auto changed = CommitChange(
+        name, Front::kDynamoDb, std::nullopt,
+        [&](model::TableDescriptor& t, storage::WriteBatch& batch) -> Result<bool> {
+          table_id = t.id;
+          pending = false;
+          // A restore writes with the descriptor it started from: its writes would not be
+          // logged.
+          if (t.restore && t.restore->in_progress) {
+            return Error::ResourceInUse("Attempt to change a resource which is still in use: "
+                                        "Table is being created: " + name);
+          }
+          if (!enabled) {
+            if (!t.pitr) return false;
+            t.pitr.reset();
+            batch.DeleteRange(storage::Family::kPitr, storage::PitrLogTableBegin(t.id),
+                              storage::PitrLogTableEnd(t.id));
+            return true;
+          }
+          if (t.pitr) {
+            if (!days || *days == t.pitr->recovery_period_days) return false;
+            t.pitr->recovery_period_days = *days;
+            return true;
+          }
+          t.pitr.emplace();
+          t.pitr->enabled_ms = 0;  // pending until older descriptors are gone
+          if (days) t.pitr->recovery_period_days = *days;
+          pending = true;
+          return true;
+        });
+    if (!changed) {
+      if (changed.error().code() == ErrorCode::kResourceNotFound) {
+        return Error(ErrorCode::kTableNotFound, "Table not found: " + name);
+      }
+      return std::move(changed).error();
     }
-    const model::TableDescriptor& current = *it->second;
-    // A restore writes with the descriptor it started from: its writes would not be logged.
-    if (current.restore && current.restore->in_progress) {
-      return Error::ResourceInUse("Attempt to change a resource which is still in use: Table is "
-                                  "being created: " + name);
+    if (!pending) {
+      if (*changed) return *changed;
+      auto it = FindLocked(name, Front::kDynamoDb);  // unchanged: as it is
+      if (it == tables_.end()) return Error(ErrorCode::kTableNotFound, "Table not found: " + name);
+      return it->second;
     }
-    model::TableDescriptor updated = current;
-    table_id = current.id;
-    if (!enabled) {
-      if (!current.pitr) return it->second;
-      updated.pitr.reset();
-      storage::WriteBatch batch(store_);
-      batch.PutTable(updated);
-      batch.DeleteRange(storage::Family::kPitr, storage::PitrLogTableBegin(current.id),
-                        storage::PitrLogTableEnd(current.id));
-      RETURN_IF_ERROR(store_.Write(batch));
-      Install(std::make_shared<const model::TableDescriptor>(std::move(updated)));
-      return tables_.at(name);
-    }
-    if (current.pitr) {
-      if (!days || *days == current.pitr->recovery_period_days) return it->second;
-      updated.pitr->recovery_period_days = *days;
-      RETURN_IF_ERROR(Replace(std::move(updated)));
-      return tables_.at(name);
-    }
-    updated.pitr.emplace();
-    updated.pitr->enabled_ms = 0;  // pending until older descriptors are gone
-    if (days) updated.pitr->recovery_period_days = *days;
-    RETURN_IF_ERROR(Replace(std::move(updated)));
   }
   // A request that looked the table up before the write above may still write without a
   // change-log record; the window may only begin once every such request is done.

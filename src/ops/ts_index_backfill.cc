@@ -93,8 +93,6 @@ Result<bool> TsIndexBackfill::RunOnce() {
 
 Status TsIndexBackfill::RemoveDropped(uint32_t table_id, uint32_t rows_id) {
   catalog_.WaitForOlderVersions(table_id);
-  storage::WriteBatch batch(store_);
-  batch.DropIndexRows(rows_id);
   auto done = catalog_.CommitWithTable(
       table_id,
       [&](model::TableDescriptor& t) {
@@ -104,7 +102,7 @@ Status TsIndexBackfill::RemoveDropped(uint32_t table_id, uint32_t rows_id) {
         ids.erase(it);
         return true;
       },
-      batch);
+      [&](storage::WriteBatch& batch) { batch.DropIndexRows(rows_id); });
   if (!done) return done.error();
   return Status::Ok();
 }
@@ -160,7 +158,6 @@ Result<bool> TsIndexBackfill::Chunk(uint32_t table_id, const std::string& name) 
     return Status::Ok();
   }));
   if (!current) return false;
-  storage::WriteBatch batch(store_);
   const model::TsIndex snapshot = *ix;
   t.reset();
   ASSIGN_OR_RETURN(committed, catalog_.CommitWithTable(
@@ -175,8 +172,7 @@ Result<bool> TsIndexBackfill::Chunk(uint32_t table_id, const std::string& name) 
                                       m->cursor = keys.back();
                                     }
                                     return true;
-                                  },
-                                  batch));
+                                  }));
   if (!committed && !written.empty()) {
     // The index went away between the two commits (a drop, whose removal of its rows may have
     // run already): take back what this chunk wrote under its rows id.

@@ -34,6 +34,7 @@ Store::Space Store::SpaceOf(Family family) {
     case Family::kSequences: return Space::kSequences;
     case Family::kLeases: return Space::kLeases;
     case Family::kTokens: return Space::kTokens;
+    case Family::kCatalog: return Space::kCatalog;
   }
   return Space::kStreams;
 }

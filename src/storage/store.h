@@ -79,8 +79,10 @@ class Store;
 class BatchSink;
 
 // The families whose key layouts belong to a feature outside storage/ (see the list above).
+// kCatalog: only as a read-modify-write key (the table's name), for TableCatalog's changes of a
+// descriptor; its records are written through WriteBatch::PutTable.
 enum class Family : uint8_t {
-  kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases, kTokens,
+  kIndexes, kStreams, kRows, kPurge, kPitr, kSearch, kSequences, kLeases, kTokens, kCatalog,
 };
 
 // What became of a WriteBatch (WriteBatch::OnOutcome).

@@ -152,9 +152,8 @@ Status ExpiryBackfiller::RunNow(uint32_t table_id, const std::string* unit) {
           }
           return Status::Ok();
         }));
-    storage::WriteBatch batch(items_.store());
     ASSIGN_OR_RETURN(committed,
-                     catalog_.AdvanceTtlBackfill(table_id, table->ttl_attribute, batch,
+                     catalog_.AdvanceTtlBackfill(table_id, table->ttl_attribute,
                                                  keys.empty() ? cursor : keys.back(), done));
     // The sweeper hears of the chunk's entries from Store::Write, once they are readable.
     if (!committed || done) return Status::Ok();  // gone or changed; or finished

@@ -25,8 +25,8 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from e2e_util import (ServerProcess, create_table, make_client, metric, metrics_text, run_clients,
-                      unique_name, wait_until)
+from e2e_util import (ServerProcess, create_table, ddb_error, make_client, metric, metrics_text,
+                      run_clients, unique_name, wait_until)
 from pg_util import private_pg, serve_on
 
 PROCESSES = 3
@@ -227,6 +227,54 @@ def test_catalog_changes_reach_every_process(pg, tmp_path):
         assert ddb_b.get_item(TableName=name, Key={"id": {"N": "1"}},
                               ConsistentRead=True)["Item"] == {"id": {"N": "1"}}
         assert metric(a, "ttlstore_catalog_refreshed_total") > 0
+    finally:
+        b.stop()
+        a.stop()
+
+
+def test_control_plane_races_through_two_processes(pg, tmp_path):
+    """Control-plane changes of one table through two processes at once: CreateTable of one
+    name gives one table; tags added through both are all kept; a TTL enable through one is
+    seen by the other's check at once, before its catalog refresh (once a minute here)."""
+    conninfo = pg["TTLSTORE_TEST_PG"]
+    a = serve_on(tmp_path, conninfo, "ra", "--catalog-refresh-ms", "60000")
+    b = serve_on(tmp_path, conninfo, "rb", "--catalog-refresh-ms", "60000")
+    try:
+        clients = [make_client(a.endpoint), make_client(b.endpoint)]
+        name = unique_name("race")
+        outcomes: list[str] = []
+
+        def create(c: int) -> None:
+            try:
+                create_table(clients[c], name)
+                outcomes.append("created")
+            except ClientError as e:
+                outcomes.append(e.response["Error"]["Code"])
+        run_clients(2, create)
+        assert sorted(outcomes) == ["ResourceInUseException", "created"]
+        arn = clients[0].describe_table(TableName=name)["Table"]["TableArn"]
+        tags_each = 12
+
+        def tag(c: int) -> None:
+            for i in range(tags_each):
+                clients[c].tag_resource(ResourceArn=arn, Tags=[{"Key": f"p{c}-{i}", "Value": "v"}])
+        run_clients(2, tag)
+        # What is stored, read by a process started now (a and b show the other's last tags
+        # after their next refresh).
+        fresh = serve_on(tmp_path, conninfo, "rc")
+        try:
+            tags = make_client(fresh.endpoint).list_tags_of_resource(ResourceArn=arn)["Tags"]
+        finally:
+            fresh.stop()
+        assert len({t["Key"] for t in tags}) == 2 * tags_each
+        clients[0].update_time_to_live(TableName=name, TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "expires"})
+        e = ddb_error(clients[1].update_time_to_live, TableName=name,
+                      TimeToLiveSpecification={"Enabled": True, "AttributeName": "other"})
+        assert (e.code, e.message) == ("ValidationException", "TimeToLive is already enabled")
+        # The refused change brought b's copy up to date.
+        assert clients[1].describe_time_to_live(TableName=name)["TimeToLiveDescription"] == {
+            "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
     finally:
         b.stop()
         a.stop()

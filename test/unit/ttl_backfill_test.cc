@@ -107,7 +107,8 @@ TEST_F(TtlBackfillTest, ACrashBetweenChunksResumesAfterTheCursor) {
     auto item = ops::ItemOps::DecodeRead(*store_->GetItem(k));
     if (auto due = model::ExpiryDueMs(*item->item, "expires")) batch.PutExpiry(*due, k);
   }
-  ASSERT_TRUE(*catalog_->AdvanceTtlBackfill(id_, "expires", batch, keys.back(), false));
+  ASSERT_TRUE(store_->Write(batch).ok());  // the chunk's entries, then its cursor
+  ASSERT_TRUE(*catalog_->AdvanceTtlBackfill(id_, "expires", keys.back(), false));
   Restart();
   EXPECT_EQ(Table()->ttl_backfill->cursor, keys.back());
   check::CheckReport r = Check();
@@ -195,8 +196,7 @@ TEST_F(TtlBackfillTest, DeletingTheTableEndsThePendingBackfill) {
   ASSERT_TRUE(catalog_->SetTimeToLive("sessions", true, "expires").ok());
   ASSERT_TRUE(catalog_->Delete("sessions").ok());
   ASSERT_TRUE(ExpiryBackfiller(*catalog_, *ops_).RunNow(id_).ok());
-  storage::WriteBatch batch(*store_);
-  auto committed = catalog_->AdvanceTtlBackfill(id_, "expires", batch, "", true);
+  auto committed = catalog_->AdvanceTtlBackfill(id_, "expires", "", true);
   ASSERT_TRUE(committed.ok());
   EXPECT_FALSE(*committed);  // nothing is written for a table that is gone
   check::CheckReport r = Check();
