@@ -20,9 +20,10 @@ Result<TablePtr> TableCatalog::CommitChange(const std::string& name, std::option
                                             std::optional<uint32_t> id, const Change& change) {
   std::optional<model::TableDescriptor> committed, seen;
   std::string seen_bytes;
+  std::vector<storage::RmwKey> keys{{storage::Family::kCatalog, name}};
+  EpochKeys(keys);  // raised with the change (ops/catalog_epoch.cc)
   Status status = store_.ReadModifyWrite(
-      {storage::RmwKey{storage::Family::kCatalog, name}},
-      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+      keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
         // Assigned afresh: the function runs again after a serialization conflict.
         committed.reset();
         seen.reset();
@@ -38,6 +39,7 @@ Result<TablePtr> TableCatalog::CommitChange(const std::string& name, std::option
         ASSIGN_OR_RETURN(write, change(*stored, batch));
         if (!write) return Status::Ok();
         batch.PutTable(*stored);
+        RaiseEpoch(reads, batch);
         committed = std::move(stored);
         return Status::Ok();
       });

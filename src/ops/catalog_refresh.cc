@@ -10,16 +10,35 @@
 namespace ttlstore::ops {
 
 Status TableCatalog::Refresh() {
-  const uint64_t before = changes_.load();
-  auto tables = store_.LoadTables();
-  if (!tables) return std::move(tables).error();
-  std::unique_lock lock(mu_);
   // A change of this process committed after the read began (or is being made: it holds mu_
-  // from its write to its install) would be undone by what the read found.
-  if (changes_.load() != before) return Status::Ok();
+  // from its write to its install) would be undone by what the read found: read again.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const uint64_t before = changes_.load();
+    // The epoch first: every change it counts is in the tables read after it.
+    uint64_t epoch = 0;
+    if (!owner_.empty()) {
+      ASSIGN_OR_RETURN(read, ReadEpoch());
+      epoch = read;
+    }
+    auto tables = store_.LoadTables();
+    if (!tables) return std::move(tables).error();
+    bool drained = false;
+    {
+      std::unique_lock lock(mu_);
+      if (changes_.load() != before) continue;
+      InstallStored(std::move(*tables));
+      drained = !AnyOlderVersionHeld();
+    }
+    if (drained && epoch > 0) PublishDrained(epoch);
+    return Status::Ok();
+  }
+  return Status::Ok();  // the next round
+}
+
+void TableCatalog::InstallStored(std::vector<model::TableDescriptor> tables) {
   uint64_t applied = 0;
   std::unordered_set<uint32_t> live;
-  for (model::TableDescriptor& t : *tables) {
+  for (model::TableDescriptor& t : tables) {
     live.insert(t.id);
     if (deleting_.count(t.name)) continue;  // this process is dropping it
     auto by_id = by_id_.find(t.id);
@@ -46,12 +65,12 @@ Status TableCatalog::Refresh() {
     refreshed_ += applied;
     spdlog::debug("event=catalog_refreshed tables_changed={}", applied);
   }
-  return Status::Ok();
 }
 
-void TableCatalog::StartRefresh(int64_t interval_ms) {
+void TableCatalog::StartRefresh(int64_t interval_ms, std::string owner) {
   if (!store_.SharedByProcesses()) return;
   refresh_misses_ = true;
+  owner_ = std::move(owner);
   refresher_.Start("catalog-refresh", interval_ms, [this] {
     if (Status s = Refresh(); !s) {
       spdlog::warn("event=catalog_refresh_failed message=\"{}\"", s.error().message());

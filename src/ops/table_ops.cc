@@ -188,11 +188,13 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   spec.creation_time_ms = clock_.NowMs();
   // The name is checked in the store too, with its record locked: another process may have
   // created the table since this one's catalog was refreshed, or be creating it now.
+  std::vector<storage::RmwKey> keys{{storage::Family::kCatalog, spec.name}};
+  EpochKeys(keys);
   Status created = store_.ReadModifyWrite(
-      {storage::RmwKey{storage::Family::kCatalog, spec.name}},
-      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+      keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
         if (reads[0]) return Error::ResourceInUse("Table already exists: " + spec.name);
         batch.PutTable(spec);
+        RaiseEpoch(reads, batch);
         return Status::Ok();
       });
   if (!created) return std::move(created).error();
@@ -288,20 +290,20 @@ void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
   // Requests hold a version for one request's time; the bound only guards against a holder
   // that never lets go.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
     {
       std::shared_lock lock(mu_);
       auto it = retired_.find(table_id);
-      if (it == retired_.end() ||
-          std::all_of(it->second.begin(), it->second.end(),
-                      [](const auto& w) { return w.expired(); })) {
-        return;
-      }
+      done = it == retired_.end() ||
+             std::all_of(it->second.begin(), it->second.end(),
+                         [](const auto& w) { return w.expired(); });
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   // Past the bound the caller goes on; a holder that long is a fault worth seeing in the log.
-  spdlog::warn("event=older_versions_wait_timeout table_id={}", table_id);
+  if (!done) spdlog::warn("event=older_versions_wait_timeout table_id={}", table_id);
+  WaitForOtherProcesses();  // and every other process on the database
 }
 
 Status TableCatalog::UpdateById(uint32_t table_id,

@@ -56,13 +56,17 @@ class TableCatalog : public index::IndexCatalog {
   // Other processes' catalog changes, with several processes on one database (issue 34;
   // ops/catalog_refresh.cc, docs/storage.md "Several processes"): reads every table from the
   // store and makes the catalog in memory match it (tables created, changed or dropped
-  // elsewhere). A round that raced a change made by this process is skipped (the next one
-  // sees it). Counts in refreshed() what it installed or removed.
+  // elsewhere). A round that raced a change made by this process is read again (a few times,
+  // then left to the next round). Counts in refreshed() what it installed or removed. With an
+  // owner (StartRefresh), a round after which no request holds an older descriptor publishes
+  // the catalog epoch it read (ops/catalog_epoch.cc).
   Status Refresh();
   // On a store other processes may share (Store::SharedByProcesses): a Refresh every
   // `interval_ms` on a thread of its own, and a name or id not found is looked for in the store
-  // before the lookup answers (at most one such read per kMissRefreshMs). Nothing on RocksDB.
-  void StartRefresh(int64_t interval_ms);
+  // before the lookup answers (at most one such read per kMissRefreshMs). `owner` names this
+  // process among them (the lease owner: storage::LeaseOwnerName), for the epochs it
+  // publishes. Nothing on RocksDB.
+  void StartRefresh(int64_t interval_ms, std::string owner = "");
   void StopRefresh() { refresher_.Stop(); }
   uint64_t refreshed() const { return refreshed_.load(); }
   static constexpr int64_t kMissRefreshMs = 100;
@@ -81,7 +85,11 @@ class TableCatalog : public index::IndexCatalog {
                           const std::function<Status(model::TableDescriptor&)>& change,
                           Front front = Front::kDynamoDb);
 
-  // index::IndexCatalog: the index builder's view (index/index_builder.h).
+  // index::IndexCatalog: the index builder's view (index/index_builder.h). Waits until no
+  // request of this process holds a descriptor of the table older than the current one and,
+  // on a store shared by processes, until every live process has refreshed past every change
+  // committed before the call and no request of it holds an older descriptor either
+  // (ops/catalog_epoch.cc). Bounded (10 s each), logged past the bound.
   void WaitForOlderVersions(uint32_t table_id) const override;
   Status SetIndexActive(uint32_t table_id, uint32_t index_id) override;
   Status ForgetDroppedIndex(uint32_t table_id, uint32_t index_id) override;
@@ -175,6 +183,20 @@ class TableCatalog : public index::IndexCatalog {
   // not found") when there is no such table. REQUIRES: mu_ held exclusively.
   Result<TablePtr> CommitChange(const std::string& name, std::optional<Front> front,
                                 std::optional<uint32_t> id, const Change& change);
+  // The catalog epoch (ops/catalog_epoch.cc): on a shared store a change's read-modify-write
+  // also reads and raises it (EpochKeys appends its key; RaiseEpoch writes the next value).
+  void EpochKeys(std::vector<storage::RmwKey>& keys) const;
+  void RaiseEpoch(const storage::RmwReads& reads, storage::WriteBatch& batch) const;
+  // The epoch stored now (0: none yet).
+  Result<uint64_t> ReadEpoch() const;
+  // Publishes that this process holds nothing older than what the catalog held at `epoch`.
+  void PublishDrained(uint64_t epoch);
+  // Makes the catalog in memory match `tables` (all of the store's). REQUIRES: mu_ exclusively.
+  void InstallStored(std::vector<model::TableDescriptor> tables);
+  // Whether any replaced descriptor of any table is still held by a request. REQUIRES: mu_.
+  bool AnyOlderVersionHeld() const;
+  // The cross-process half of WaitForOlderVersions.
+  void WaitForOtherProcesses() const;
   // CommitChange of the table with id `table_id` (by the name this process knows it under):
   // whether it wrote; false when the table is gone. REQUIRES: mu_ held exclusively.
   Result<bool> CommitById(uint32_t table_id, const Change& change);
@@ -204,6 +226,9 @@ class TableCatalog : public index::IndexCatalog {
   mutable std::mutex miss_mu_;   // one refresh after a miss at a time
   mutable std::atomic<int64_t> last_miss_refresh_ms_{0};
   PeriodicThread refresher_;
+  std::string owner_;               // set by StartRefresh before serving; empty: no epochs
+  std::mutex publish_mu_;           // one publication at a time
+  uint64_t published_epoch_ = 0;    // GUARDED_BY(publish_mu_)
 };
 
 // DynamoDB's message for a data-plane call on a table that does not exist.

@@ -380,7 +380,7 @@ int Serve(const ServeFlags& flags) {
   spdlog::default_logger()->flush();
   spdlog::set_level(level);
   lease_keeper.Start();
-  catalog.StartRefresh(flags.catalog_refresh_ms);
+  catalog.StartRefresh(flags.catalog_refresh_ms, lease_keeper.owner());
   sweeper.Start();
   stream_trimmer.Start();
   token_trimmer.Start();

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import uuid
 
 import pytest
 from botocore.exceptions import ClientError
@@ -275,6 +276,63 @@ def test_control_plane_races_through_two_processes(pg, tmp_path):
         # The refused change brought b's copy up to date.
         assert clients[1].describe_time_to_live(TableName=name)["TimeToLiveDescription"] == {
             "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    finally:
+        b.stop()
+        a.stop()
+
+
+def test_a_gsi_built_while_another_process_writes_has_every_entry(pg, tmp_path):
+    """A GSI added through one process while clients write through another, whose catalog
+    refresh is slow (2 s): the backfill begins only once the other process has seen the new
+    index and no request of it still holds the table as it was (the catalog epoch,
+    src/ops/catalog_epoch.cc), so every item written before, during and after the build is in
+    the index. Keys are random, so writes land behind the backfill's cursor too."""
+    conninfo = pg["TTLSTORE_TEST_PG"]
+    a = serve_on(tmp_path, conninfo, "ga", "--catalog-refresh-ms", "2000")
+    b = serve_on(tmp_path, conninfo, "gb", "--catalog-refresh-ms", "2000")
+    try:
+        ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
+        name = unique_name("gsi")
+        create_table(ddb_a, name)
+        ddb_b.describe_table(TableName=name)  # b knows the table (a miss reads the database)
+        stop = threading.Event()
+        written: list[str] = []
+        lock = threading.Lock()
+
+        def writer(c: int) -> None:
+            client = make_client(b.endpoint)
+            while not stop.is_set():
+                key = uuid.uuid4().hex
+                client.put_item(TableName=name, Item={"pk": {"S": key}, "g": {"S": key[:2]}})
+                with lock:
+                    written.append(key)
+
+        threads = [threading.Thread(target=writer, args=(c,), daemon=True) for c in range(4)]
+        for t in threads:
+            t.start()
+        wait_until(lambda: len(written) >= 200, 30, "writes before the index")
+        ddb_a.update_table(TableName=name, AttributeDefinitions=[
+            {"AttributeName": "g", "AttributeType": "S"}], GlobalSecondaryIndexUpdates=[{"Create": {
+                "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+        wait_until(lambda: [ix["IndexStatus"] for ix in ddb_a.describe_table(TableName=name)[
+            "Table"].get("GlobalSecondaryIndexes", [])] == ["ACTIVE"], 60, "the index ACTIVE")
+        time.sleep(0.5)
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+        indexed: set[str] = set()
+        kwargs = {"TableName": name, "IndexName": "by_g"}
+        while True:
+            page = ddb_a.scan(**kwargs)
+            indexed.update(i["pk"]["S"] for i in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                break
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        missing = set(written) - indexed
+        print(f"written={len(written)} indexed={len(indexed)} missing={len(missing)}")
+        assert not missing, f"{len(missing)} items without their index entry"
+        assert indexed == set(written)
     finally:
         b.stop()
         a.stop()

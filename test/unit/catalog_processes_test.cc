@@ -6,6 +6,8 @@
 // processes would; on RocksDB the two share one (the stale copies are the same case).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -14,6 +16,8 @@
 
 #include "common/clock.h"
 #include "ops/table_ops.h"
+#include "storage/lease.h"
+#include "storage/lease_keeper.h"
 #include "store_fixture.h"
 
 namespace ttlstore::ops {
@@ -101,6 +105,49 @@ TEST_P(CatalogProcessesTest, TagsAddedAtOnceThroughBothAreAllThere) {
   tb.join();
   auto fresh = Start();
   EXPECT_EQ(TagKeys(*fresh, "t").size(), 2u * kEach);  // none lost to the other's write
+}
+
+TEST_P(CatalogProcessesTest, AWaitForOlderVersionsWaitsForEveryProcessToLetGo) {
+  if (!store_->SharedByProcesses()) GTEST_SKIP() << "one process per RocksDB folder";
+  // Two processes, each counted live through its member lease (wall clock, as in serve).
+  SystemClock wall;
+  storage::Store& sa = *WriterStore(own_);
+  storage::Store& sb = *WriterStore(own_);
+  storage::Leases la(sa, wall, "a"), lb(sb, wall, "b");
+  storage::LeaseKeeper ka(la, 60'000), kb(lb, 60'000);
+  for (storage::LeaseKeeper* k : {&ka, &kb}) {
+    k->Share("work/", 1);
+    k->RunOnce();
+  }
+  TableCatalog a(sa, clock_), b(sb, clock_);
+  ASSERT_TRUE(a.Load().ok());
+  ASSERT_TRUE(a.Create(Spec("t")).ok());
+  ASSERT_TRUE(b.Load().ok());
+  // Refreshes by hand (the threads' first rounds are a minute away).
+  a.StartRefresh(60'000, "a");
+  b.StartRefresh(60'000, "b");
+  TablePtr old = b.Find("t");  // a request of b under way with the table as it was
+  ASSERT_TRUE(a.Tag("t", {{"k", "v"}}).ok());
+  ASSERT_TRUE(a.Refresh().ok());
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    a.WaitForOlderVersions(old->id);
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(returned.load());  // b has not even seen the change
+  ASSERT_TRUE(b.Refresh().ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(returned.load());  // b has it now, but a request still holds the old one
+  old.reset();
+  ASSERT_TRUE(b.Refresh().ok());
+  for (int i = 0; i < 100 && !returned.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(returned.load());
+  waiter.join();
+  a.StopRefresh();
+  b.StopRefresh();
 }
 
 }  // namespace
