@@ -11,8 +11,10 @@
 //   - each refresh reads the epoch before it reads the tables; once what it read is installed
 //     and no request holds a descriptor it replaced, the process publishes that epoch as
 //     `catalog/drained/<owner>` (written only when it rises);
-//   - WaitForOlderVersions, after its local wait, reads the epoch and waits until every live
-//     process (a live `members/<owner>` lease: LeaseKeeper::Share) has published at least it.
+//   - WaitForOlderVersions, after its local wait, reads the epoch and waits until every other
+//     live process (a live `members/<owner>` lease: LeaseKeeper::Share) has published at least
+//     it (this process's part is the local wait: the change is installed here already, since
+//     a build finds its job in this process's catalog). A stop ends the wait.
 // A process that starts later loads the catalog after the change, so a live process without a
 // record yet publishes at its first refresh. A process that died is no longer live once its
 // member lease lapses. The wait is bounded (10 s) like the local one.
@@ -93,7 +95,7 @@ void TableCatalog::WaitForOtherProcesses() const {
   const std::string members_end = std::string(kMembersPrefix) + '\xff';
   const std::string drained_end = std::string(kDrainedPrefix) + '\xff';
   std::vector<std::string> behind;
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (std::chrono::steady_clock::now() < deadline && !stopping_.load()) {
     std::map<std::string, uint64_t> drained;
     auto d = store_.ScanFamily(storage::Family::kLeases, kDrainedPrefix, drained_end, false,
                                nullptr);
@@ -109,12 +111,16 @@ void TableCatalog::WaitForOtherProcesses() const {
       std::optional<storage::LeaseRecord> lease = storage::DecodeLease(m->value());
       if (!lease || lease->expires_ms <= now) continue;  // not a live process
       std::string owner(m->key().substr(sizeof(kMembersPrefix) - 1));
+      // This process: the caller's local wait covered it (a build finds its job in this
+      // process's catalog, so the change is installed here already).
+      if (owner == owner_) continue;
       auto it = drained.find(owner);
       if (it == drained.end() || it->second < *target) behind.push_back(std::move(owner));
     }
     if (d->status().ok() && m->status().ok() && behind.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  if (stopping_.load()) return;
   spdlog::warn("event=other_processes_wait_timeout epoch={} behind={}", *target,
                behind.empty() ? std::string("?") : behind.front());
 }

@@ -67,7 +67,12 @@ class TableCatalog : public index::IndexCatalog {
   // process among them (the lease owner: storage::LeaseOwnerName), for the epochs it
   // publishes. Nothing on RocksDB.
   void StartRefresh(int64_t interval_ms, std::string owner = "");
-  void StopRefresh() { refresher_.Stop(); }
+  // Also ends a wait for other processes under way (WaitForOlderVersions): a stop does not
+  // wait for them.
+  void StopRefresh() {
+    stopping_.store(true);
+    refresher_.Stop();
+  }
   uint64_t refreshed() const { return refreshed_.load(); }
   static constexpr int64_t kMissRefreshMs = 100;
 
@@ -227,6 +232,7 @@ class TableCatalog : public index::IndexCatalog {
   mutable std::atomic<int64_t> last_miss_refresh_ms_{0};
   PeriodicThread refresher_;
   std::string owner_;               // set by StartRefresh before serving; empty: no epochs
+  std::atomic<bool> stopping_{false};
   std::mutex publish_mu_;           // one publication at a time
   uint64_t published_epoch_ = 0;    // GUARDED_BY(publish_mu_)
 };
