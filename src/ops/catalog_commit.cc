@@ -29,7 +29,9 @@ Result<TablePtr> TableCatalog::CommitChange(const std::string& name, std::option
         seen.reset();
         if (!reads[0]) return Status::Ok();
         std::optional<model::TableDescriptor> stored = storage::DecodeTableDescriptor(*reads[0]);
-        if (!stored) return Error::Internal("the catalog record of table " + name + " is unreadable");
+        if (!stored) {
+          return Error::Internal("the catalog record of table " + name + " is unreadable");
+        }
         const bool tablestore = stored->tablestore.has_value();
         if ((front && tablestore != (*front == Front::kTablestore)) || (id && stored->id != *id)) {
           return Status::Ok();  // another front end's table, or a new table of that name

@@ -26,14 +26,14 @@
 
 #include "common/coding.h"
 #include "ops/table_ops.h"
+#include "storage/key_codec.h"
 #include "storage/lease.h"
 
 namespace ttlstore::ops {
 namespace {
 
 constexpr char kEpochKey[] = "catalog/epoch";
-constexpr char kDrainedPrefix[] = "catalog/drained/";
-constexpr char kMembersPrefix[] = "members/";  // storage/lease_keeper.cc's member units
+const std::string kDrainedPrefix = "catalog/drained/";
 
 std::string EncodeEpoch(uint64_t epoch) {
   std::string out;
@@ -41,11 +41,9 @@ std::string EncodeEpoch(uint64_t epoch) {
   return out;
 }
 
-uint64_t DecodeEpoch(const std::optional<std::string>& value) {
-  if (!value) return 0;
-  std::string_view v = *value;
+uint64_t DecodeEpoch(std::string_view value) {
   uint64_t epoch = 0;
-  return GetFixed64BE(&v, &epoch) ? epoch : 0;
+  return GetFixed64BE(&value, &epoch) ? epoch : 0;
 }
 
 }  // namespace
@@ -56,12 +54,13 @@ void TableCatalog::EpochKeys(std::vector<storage::RmwKey>& keys) const {
 
 void TableCatalog::RaiseEpoch(const storage::RmwReads& reads, storage::WriteBatch& batch) const {
   if (!store_.SharedByProcesses()) return;
-  batch.Put(storage::Family::kLeases, kEpochKey, EncodeEpoch(DecodeEpoch(reads.back()) + 1));
+  const uint64_t epoch = reads.back() ? DecodeEpoch(*reads.back()) : 0;
+  batch.Put(storage::Family::kLeases, kEpochKey, EncodeEpoch(epoch + 1));
 }
 
 Result<uint64_t> TableCatalog::ReadEpoch() const {
   ASSIGN_OR_RETURN(value, store_.Get(storage::Family::kLeases, kEpochKey));
-  return DecodeEpoch(value);
+  return value ? DecodeEpoch(*value) : 0;
 }
 
 bool TableCatalog::AnyOlderVersionHeld() const {
@@ -92,32 +91,28 @@ void TableCatalog::WaitForOtherProcesses() const {
   // Out of reach: nothing can be written meanwhile either. 0: no change was ever made.
   if (!target || *target == 0) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  const std::string members_end = std::string(kMembersPrefix) + '\xff';
-  const std::string drained_end = std::string(kDrainedPrefix) + '\xff';
   std::vector<std::string> behind;
   while (std::chrono::steady_clock::now() < deadline && !stopping_.load()) {
     std::map<std::string, uint64_t> drained;
-    auto d = store_.ScanFamily(storage::Family::kLeases, kDrainedPrefix, drained_end, false,
-                               nullptr);
+    auto d = store_.ScanFamily(storage::Family::kLeases, kDrainedPrefix,
+                               storage::PrefixSuccessor(kDrainedPrefix), false, nullptr);
     for (; d->Valid(); d->Next()) {
-      drained[std::string(d->key().substr(sizeof(kDrainedPrefix) - 1))] =
-          DecodeEpoch(std::string(d->value()));
+      drained[std::string(d->key().substr(kDrainedPrefix.size()))] = DecodeEpoch(d->value());
     }
+    auto members = storage::ListLeases(store_, storage::kMemberUnitPrefix);
     const int64_t now = SystemClock().NowMs();
     behind.clear();
-    auto m = store_.ScanFamily(storage::Family::kLeases, kMembersPrefix, members_end, false,
-                               nullptr);
-    for (; m->Valid(); m->Next()) {
-      std::optional<storage::LeaseRecord> lease = storage::DecodeLease(m->value());
-      if (!lease || lease->expires_ms <= now) continue;  // not a live process
-      std::string owner(m->key().substr(sizeof(kMembersPrefix) - 1));
-      // This process: the caller's local wait covered it (a build finds its job in this
-      // process's catalog, so the change is installed here already).
-      if (owner == owner_) continue;
-      auto it = drained.find(owner);
-      if (it == drained.end() || it->second < *target) behind.push_back(std::move(owner));
+    if (members) {
+      for (const auto& [unit, lease] : *members) {
+        if (!lease.LiveAt(now)) continue;  // not a live process
+        // This process: the caller's local wait covered it (a build finds its job in this
+        // process's catalog, so the change is installed here already).
+        if (lease.owner == owner_) continue;
+        auto it = drained.find(lease.owner);
+        if (it == drained.end() || it->second < *target) behind.push_back(lease.owner);
+      }
+      if (d->status().ok() && behind.empty()) return;
     }
-    if (d->status().ok() && m->status().ok() && behind.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (stopping_.load()) return;

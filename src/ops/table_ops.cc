@@ -31,6 +31,17 @@ std::string NewUuid() {
 
 Error TableNotFound() { return Error::ResourceNotFound("Requested resource not found"); }
 
+namespace {
+
+// A tagging change's answer: a table not found in the store is the tagging APIs' not-found.
+Status TagStatus(Result<TablePtr> done) {
+  if (done) return Status::Ok();
+  if (done.error().code() == ErrorCode::kResourceNotFound) return TableNotFound();
+  return std::move(done).error();
+}
+
+}  // namespace
+
 // The service's words for a table in CREATING (seen on UpdateTable, UpdateTimeToLive and
 // DeleteTable: docs/compatibility.md).
 Error TableBeingCreated(const std::string& name) {
@@ -308,7 +319,8 @@ void TableCatalog::WaitForOlderVersions(uint32_t table_id) const {
 
 Status TableCatalog::UpdateById(uint32_t table_id,
                                 const std::function<bool(model::TableDescriptor&)>& change) {
-  auto done = CommitById(table_id, [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
+  auto done = CommitById(table_id,
+                         [&](model::TableDescriptor& t, storage::WriteBatch&) -> Result<bool> {
     return change(t);
   });
   if (!done) return std::move(done).error();
@@ -366,11 +378,7 @@ Status TableCatalog::Tag(const std::string& name, const std::vector<model::Tag>&
     }
     return true;
   });
-  if (!done) {
-    if (done.error().code() == ErrorCode::kResourceNotFound) return TableNotFound();
-    return std::move(done).error();
-  }
-  return Status::Ok();
+  return TagStatus(std::move(done));
 }
 
 Status TableCatalog::Untag(const std::string& name, const std::vector<std::string>& keys) {
@@ -382,11 +390,7 @@ Status TableCatalog::Untag(const std::string& name, const std::vector<std::strin
     });
     return true;
   });
-  if (!done) {
-    if (done.error().code() == ErrorCode::kResourceNotFound) return TableNotFound();
-    return std::move(done).error();
-  }
-  return Status::Ok();
+  return TagStatus(std::move(done));
 }
 
 }  // namespace ttlstore::ops

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/coding.h"
+#include "storage/key_codec.h"
 
 namespace ttlstore::storage {
 
@@ -50,7 +51,7 @@ Result<LeaseGrant> Leases::Acquire(const std::string& unit, int64_t duration_ms,
     LeaseRecord next{owner_, 1, now + duration_ms};
     if (current) {
       const bool mine = current->owner == owner_;
-      const bool live = current->expires_ms != 0 && current->expires_ms > now;
+      const bool live = current->LiveAt(now);
       if (!mine && live && !take_live) {
         grant.generation = current->generation;
         grant.expires_ms = current->expires_ms;
@@ -88,15 +89,13 @@ Result<bool> Leases::HeldNow(const std::string& unit) const {
   if (!store_.SharedByProcesses()) return false;
   ASSIGN_OR_RETURN(raw, store_.Get(Family::kLeases, unit));
   std::optional<LeaseRecord> current = raw ? DecodeLease(*raw) : std::nullopt;
-  return current && current->expires_ms > clock_.NowMs();
+  return current && current->LiveAt(clock_.NowMs());
 }
 
-Result<std::vector<std::pair<std::string, LeaseRecord>>> Leases::List(
-    const std::string& prefix) const {
-  // Every name with the prefix sorts before the prefix followed by the largest byte.
-  std::string upper = prefix + std::string(1, '\xff');
+Result<std::vector<std::pair<std::string, LeaseRecord>>> ListLeases(const Store& store,
+                                                                    const std::string& prefix) {
   std::vector<std::pair<std::string, LeaseRecord>> out;
-  auto it = store_.ScanFamily(Family::kLeases, prefix, upper, false, nullptr);
+  auto it = store.ScanFamily(Family::kLeases, prefix, PrefixSuccessor(prefix), false, nullptr);
   for (; it->Valid(); it->Next()) {
     if (auto record = DecodeLease(it->value())) out.emplace_back(std::string(it->key()), *record);
   }

@@ -34,7 +34,19 @@ struct LeaseRecord {
   std::string owner;
   uint64_t generation = 0;
   int64_t expires_ms = 0;  // 0: released
+
+  // Held by its owner at `now_ms` (not released, not run out).
+  bool LiveAt(int64_t now_ms) const { return expires_ms > now_ms; }
 };
+
+// The unit each process holds for itself while it runs, members/<owner> (LeaseKeeper::Share):
+// how processes on one database count each other and see who is alive.
+inline constexpr char kMemberUnitPrefix[] = "members/";
+
+// Every lease record on `store` whose unit name starts with `prefix`, in name order (live,
+// lapsed and released alike).
+Result<std::vector<std::pair<std::string, LeaseRecord>>> ListLeases(const Store& store,
+                                                                    const std::string& prefix);
 
 std::string EncodeLease(const LeaseRecord& record);
 std::optional<LeaseRecord> DecodeLease(std::string_view value);
@@ -71,9 +83,6 @@ class Leases {
   // Whether a process holds `unit` now (this one included): a live lease. Never on a store no
   // other process can open (a lease left there is a dead process's).
   Result<bool> HeldNow(const std::string& unit) const;
-  // Every lease record whose unit name starts with `prefix`, in name order (live, lapsed and
-  // released alike).
-  Result<std::vector<std::pair<std::string, LeaseRecord>>> List(const std::string& prefix) const;
   // Deletes `unit`'s record if it lapsed (or was released) before `cutoff_ms`: the records of
   // processes that are gone for good, which would otherwise pile up (LeaseKeeper::Share).
   Status DropIfLapsedBefore(const std::string& unit, int64_t cutoff_ms);

@@ -8,8 +8,6 @@
 namespace ttlstore::storage {
 namespace {
 
-// Each process's own unit, by which the others count it (Share).
-constexpr char kMembersPrefix[] = "members/";
 // A member record lapsed this long ago is a process gone for good: deleted.
 constexpr int64_t kForgetMemberAfterMs = 3600 * 1000;
 
@@ -62,14 +60,14 @@ void LeaseKeeper::RunOnce() {
 
 void LeaseKeeper::Share(const std::string& prefix, int count) {
   shares_.push_back(ShareGroup{prefix, count});
-  if (leases_.store().SharedByProcesses()) Want(kMembersPrefix + leases_.owner());
+  if (leases_.store().SharedByProcesses()) Want(kMemberUnitPrefix + leases_.owner());
 }
 
 void LeaseKeeper::Rebalance() {
   if (shares_.empty()) return;
   int processes = 1;
   if (leases_.store().SharedByProcesses()) {
-    auto members = leases_.List(kMembersPrefix);
+    auto members = ListLeases(leases_.store(), kMemberUnitPrefix);
     if (!members) {
       // Keep what is held: renewing it is the rest of the round's work.
       spdlog::warn("event=lease_members_unreadable message=\"{}\"", members.error().message());
@@ -79,7 +77,7 @@ void LeaseKeeper::Rebalance() {
     const int64_t forget_before = now - kForgetMemberAfterMs;
     int live = 0;
     for (const auto& [unit, record] : *members) {
-      if (record.expires_ms > now) {
+      if (record.LiveAt(now)) {
         ++live;
       } else if (record.expires_ms < forget_before) {
         (void)leases_.DropIfLapsedBefore(unit, forget_before);
@@ -120,13 +118,11 @@ void LeaseKeeper::RebalanceGroup(const ShareGroup& group, int processes) {
   const bool shared = leases_.store().SharedByProcesses();
   std::vector<bool> taken(static_cast<size_t>(group.count), false);
   if (shared) {
-    auto records = leases_.List(group.prefix);
+    auto records = ListLeases(leases_.store(), group.prefix);
     if (!records) return;
     const int64_t now = leases_.clock().NowMs();
     for (const auto& [unit, record] : *records) {
-      if (record.owner == leases_.owner() || record.expires_ms == 0 || record.expires_ms <= now) {
-        continue;
-      }
+      if (record.owner == leases_.owner() || !record.LiveAt(now)) continue;
       for (int k = 0; k < group.count; ++k) {
         if (unit == unit_of(k)) taken[static_cast<size_t>(k)] = true;
       }
@@ -216,7 +212,7 @@ std::vector<std::pair<std::string, bool>> LeaseKeeper::Units() const {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [unit, state] : units_) {
-      if (unit.rfind(kMembersPrefix, 0) != 0) names.push_back(unit);  // a process, not work
+      if (unit.rfind(kMemberUnitPrefix, 0) != 0) names.push_back(unit);  // a process, not work
     }
   }
   std::vector<std::pair<std::string, bool>> out;

@@ -73,6 +73,17 @@ void Sweeper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+uint32_t Sweeper::HeldShards() const {
+  // A store only this process opens: every shard is this process's, whatever the keeper says
+  // (a lapse of its own lease must never make the sweeper skip entries behind its watermark).
+  if (!shared_ || keeper_ == nullptr) return kAllSweepShards;
+  uint32_t shards = 0;
+  for (int k = 0; k < kSweepShards; ++k) {
+    if (keeper_->Holding(SweepShardUnit(k))) shards |= 1u << k;
+  }
+  return shards;
+}
+
 // Where the next batch starts, and why no entry is ever skipped.
 //
 // State (touched only by the thread running passes):
@@ -99,17 +110,6 @@ void Sweeper::Stop() {
 // under the item's lock) or in the future (not scanned until due) need nothing special:
 // ordering is by due_ms alone. A recorded failure is taken like an announcement: an entry ahead
 // of the cursor (possible when a later wave went back behind it) will be scanned again anyway.
-uint32_t Sweeper::HeldShards() const {
-  // A store only this process opens: every shard is this process's, whatever the keeper says
-  // (a lapse of its own lease must never make the sweeper skip entries behind its watermark).
-  if (!shared_ || keeper_ == nullptr) return kAllSweepShards;
-  uint32_t shards = 0;
-  for (int k = 0; k < kSweepShards; ++k) {
-    if (keeper_->Holding(SweepShardUnit(k))) shards |= 1u << k;
-  }
-  return shards;
-}
-
 Result<bool> Sweeper::SweepBatch(int64_t now_ms, uint32_t shards) {
   int64_t announced = items_.store().TakeEarliestCommittedExpiry();
   {
