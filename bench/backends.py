@@ -432,22 +432,25 @@ def failures(res):
     return errs
 
 
-def main():
-    a = parse_args()
+def run_cases(a, name, cases, bench_one, report, failures):
+    """The runner this script and bench/processes.py share: builds the tools, runs
+    bench_one(a, case, tmp) for each case into res[name][case] (a case that fails records its
+    error and the others go on), writes the report and the raw results to a.out, and exits 1
+    when failures(res) names any."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rp.build_tools(a)
-    tmp = tempfile.mkdtemp(prefix="ttlstore-backends-")
+    tmp = tempfile.mkdtemp(prefix=f"ttlstore-{name}-")
     res = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-           "machine": rp.machine(), "uptime_before": uptime(), "backends": {},
+           "machine": rp.machine(), "uptime_before": uptime(), name: {},
            "settings": {k: v for k, v in vars(a).items()}}
     log(f"load: {res['uptime_before']}")
     try:
-        for b in a.backends:
+        for case in cases:
             try:
-                res["backends"][b] = bench_backend(a, b, tmp)
+                res[name][case] = bench_one(a, case, tmp)
             except (RuntimeError, OSError, KeyError, subprocess.TimeoutExpired) as e:
-                log(f"{b}: {e}")
-                res["backends"][b] = {"error": str(e)}
+                log(f"{case}: {e}")
+                res[name][case] = {"error": str(e)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     res["uptime_after"] = uptime()
@@ -456,6 +459,11 @@ def main():
     if errs:
         log("failed: " + ", ".join(errs))
     sys.exit(1 if errs else 0)
+
+
+def main():
+    a = parse_args()
+    run_cases(a, "backends", a.backends, bench_backend, report, failures)
 
 
 if __name__ == "__main__":

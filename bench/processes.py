@@ -20,14 +20,9 @@ Loopback only; every step bounded in time; stops only the processes it started (
 PID, the PostgreSQL cluster by its own data dir).
 """
 import argparse
-import datetime
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -36,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import backends as bk  # noqa: E402  (PostgreSQL cluster, ttlstore process, TTL wave runner)
 import run_peers as rp  # noqa: E402  (build and machine helpers)
 
-REPO = Path(__file__).resolve().parent.parent
 WORKLOADS = ["put", "get", "update"]
 SHARDS = 16
 log = rp.log
@@ -63,7 +57,6 @@ def parse_args():
     ap.add_argument("--loadgen", help="loadgen binary (default: built into build-bench)")
     ap.add_argument("--ttlstore", help="ttlstore binary (default build/ttlstore)")
     a = ap.parse_args()
-    full = not (a.quick or a.tiny)
     pick = (lambda tiny, quick, whole: tiny if a.tiny else quick if a.quick else whole)
     a.connections = a.connections or pick(6, 48, 48)
     a.duration = a.duration or pick(1, 3, 10)
@@ -75,7 +68,6 @@ def parse_args():
     # What backends.py's helpers read.
     a.pin, a.threads, a.servers, a.wave_window = False, 0, "ttlstore", 0
     a.serve_arg = a.serve_arg + ["--lease-seconds", str(a.lease_seconds)]
-    a.full = full
     return a
 
 
@@ -93,7 +85,8 @@ def tree_cpu_us(root):
 
 
 def metrics(srv):
-    return urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/metrics", timeout=10).read().decode()
+    url = f"http://127.0.0.1:{srv.port}/metrics"
+    return urllib.request.urlopen(url, timeout=10).read().decode()
 
 
 def deleted(srv):
@@ -242,27 +235,7 @@ def failures(res):
 
 def main():
     a = parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    rp.build_tools(a)
-    tmp = tempfile.mkdtemp(prefix="ttlstore-processes-")
-    res = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-           "machine": rp.machine(), "uptime_before": bk.uptime(), "counts": {},
-           "settings": {k: v for k, v in vars(a).items()}}
-    try:
-        for n in a.counts:
-            try:
-                res["counts"][n] = bench_count(a, n, tmp)
-            except (RuntimeError, OSError, KeyError, subprocess.TimeoutExpired) as e:
-                log(f"{n}: {e}")
-                res["counts"][n] = {"error": str(e)}
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    res["uptime_after"] = bk.uptime()
-    rp.write_results(res, report(res, a), a.out)
-    errs = failures(res)
-    if errs:
-        log("failed: " + ", ".join(errs))
-    sys.exit(1 if errs else 0)
+    bk.run_cases(a, "counts", a.counts, bench_count, report, failures)
 
 
 if __name__ == "__main__":

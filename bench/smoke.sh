@@ -89,35 +89,31 @@ if [ -d test/tablestore/node_modules/tablestore ]; then
     fi
   done
 fi
-# The backends benchmark's PostgreSQL side at a size of seconds (bench/backends.py --tiny:
-# 2000 items, 0.5 s per workload, one TTL wave of 2000 items; about 20 s, most of it the
-# cluster's start and the wave's lead time; RocksDB is what the runs above exercise), when
-# Debian's postgresql-15 and boto3 are installed; it starts and stops its own cluster.
-if [ -x /usr/lib/postgresql/15/bin/initdb ] && python3 -c 'import boto3' 2>/dev/null; then
-  if timeout 120 python3 bench/backends.py --tiny --backends postgresql --waves idle \
-      --ttlstore "$ttlstore" \
-      --loadgen "$loadgen" --out "$work/backends" >"$work/backends.out" 2>&1; then
+# The PostgreSQL benchmarks at a size of seconds, when Debian's postgresql-15 and boto3 are
+# installed; each starts and stops its own clusters. `pg_bench NAME LIMIT_S SUMMARY ARGS...` runs
+# bench/NAME.py --tiny with ARGS and shows the report's lines that match SUMMARY.
+pg_bench() {
+  local name=$1 limit=$2 summary=$3
+  shift 3
+  if timeout "$limit" python3 "bench/$name.py" --tiny "$@" --ttlstore "$ttlstore" \
+      --loadgen "$loadgen" --out "$work/$name" >"$work/$name.out" 2>&1; then
     passed=$((passed + 1))
-    grep '^| \(put\|get\|TTL wave\)' "$work/backends.out" || true
+    grep "$summary" "$work/$name.out" || true
   else
     failed=$((failed + 1))
-    tail -30 "$work/backends.out" >&2
-    echo "smoke: FAILED bench/backends.py --tiny" >&2
+    tail -30 "$work/$name.out" >&2
+    echo "smoke: FAILED bench/$name.py --tiny" >&2
   fi
-fi
-# Several ttlstore processes on one PostgreSQL (bench/processes.py --tiny, 1 and 3 processes:
-# loadgen's client threads over every endpoint, a TTL wave deleted by all, a takeover after
-# kill -9; about 35 s, most of it the clusters' start and the takeover's lease time).
+}
 if [ -x /usr/lib/postgresql/15/bin/initdb ] && python3 -c 'import boto3' 2>/dev/null; then
-  if timeout 180 python3 bench/processes.py --tiny --counts 1,3 --ttlstore "$ttlstore" \
-      --loadgen "$loadgen" --out "$work/processes" >"$work/processes.out" 2>&1; then
-    passed=$((passed + 1))
-    grep '^| [0-9] | \(put\|get\)' "$work/processes.out" || true
-  else
-    failed=$((failed + 1))
-    tail -30 "$work/processes.out" >&2
-    echo "smoke: FAILED bench/processes.py --tiny" >&2
-  fi
+  # The backends benchmark's PostgreSQL side (2000 items, 0.5 s per workload, one TTL wave of
+  # 2000 items; about 20 s, most of it the cluster's start and the wave's lead time; RocksDB is
+  # what the runs above exercise).
+  pg_bench backends 120 '^| \(put\|get\|TTL wave\)' --backends postgresql --waves idle
+  # Several ttlstore processes on one PostgreSQL (1 and 3 processes: loadgen's client threads
+  # over every endpoint, a TTL wave deleted by all, a takeover after kill -9; about 35 s, most
+  # of it the clusters' start and the takeover's lease time).
+  pg_bench processes 180 '^| [0-9] | \(put\|get\)' --counts 1,3
 fi
 echo "bench smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -46,6 +46,18 @@ struct Options {
   long long now = 0;
 };
 
+// The comma-separated parts of `v`, empty ones included ("" is one empty part).
+std::vector<std::string> SplitCommas(const std::string& v) {
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= v.size();) {
+    size_t comma = v.find(',', start);
+    if (comma == std::string::npos) comma = v.size();
+    parts.push_back(v.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
 [[noreturn]] void Usage(const char* msg) {
   if (msg) std::fprintf(stderr, "loadgen: %s\n\n", msg);
   std::fprintf(stderr,
@@ -128,12 +140,8 @@ Options ParseArgs(int argc, char** argv) {
     else if (a == "--scan-limit") o.scan_limit = int(ParseUint(v, "--scan-limit"));
     else if (a == "--timeout-ms") o.timeout_ms = int(ParseUint(v, "--timeout-ms"));
     else if (a == "--server-pid") {
-      size_t start = 0;
-      while (start <= v.size()) {
-        size_t comma = v.find(',', start);
-        if (comma == std::string::npos) comma = v.size();
-        o.server_pids.push_back(long(ParseUint(v.substr(start, comma - start), "--server-pid")));
-        start = comma + 1;
+      for (const std::string& pid : SplitCommas(v)) {
+        o.server_pids.push_back(long(ParseUint(pid, "--server-pid")));
       }
     }
     else if (a == "--tree-pid") o.tree_pid = long(ParseUint(v, "--tree-pid"));
@@ -457,12 +465,7 @@ int main(int argc, char** argv) {
     }
     // One or several endpoints (comma-separated): worker t drives endpoint t mod their number.
     std::vector<Endpoint> eps;
-    for (size_t start = 0; start <= o.endpoint.size();) {
-      size_t comma = o.endpoint.find(',', start);
-      if (comma == std::string::npos) comma = o.endpoint.size();
-      eps.push_back(ParseEndpoint(o.endpoint.substr(start, comma - start)));
-      start = comma + 1;
-    }
+    for (const std::string& url : SplitCommas(o.endpoint)) eps.push_back(ParseEndpoint(url));
     const Endpoint& ep = eps.front();  // tables are created and checked through the first
     SigV4Signer setup_signer(o.creds);
     Client cl;

@@ -26,6 +26,7 @@ import uuid
 import pytest
 from botocore.exceptions import ClientError
 
+from dataplane_util import all_items
 from e2e_util import (ServerProcess, create_table, ddb_error, make_client, metric, metrics_text,
                       run_clients, unique_name, wait_until)
 from pg_util import private_pg, serve_on
@@ -321,14 +322,7 @@ def test_a_gsi_built_while_another_process_writes_has_every_entry(pg, tmp_path):
         stop.set()
         for t in threads:
             t.join(timeout=30)
-        indexed: set[str] = set()
-        kwargs = {"TableName": name, "IndexName": "by_g"}
-        while True:
-            page = ddb_a.scan(**kwargs)
-            indexed.update(i["pk"]["S"] for i in page["Items"])
-            if "LastEvaluatedKey" not in page:
-                break
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        indexed = {i["pk"]["S"] for i in all_items(ddb_a.scan, TableName=name, IndexName="by_g")}
         missing = set(written) - indexed
         print(f"written={len(written)} indexed={len(indexed)} missing={len(missing)}")
         assert not missing, f"{len(missing)} items without their index entry"

@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from dataplane_util import pages
 from e2e_util import make_client, metric, metrics_text, run_clients, unique_name, \
     wait_until
 from pg_util import check_storage, private_pg, schema_conninfo, serve_on
@@ -55,13 +56,7 @@ def _count(ddb, name: str, index: str | None = None) -> int:
         kwargs["IndexName"] = index
     else:
         kwargs["ConsistentRead"] = True
-    total = 0
-    while True:
-        page = ddb.scan(**kwargs)
-        total += page["Count"]
-        if "LastEvaluatedKey" not in page:
-            return total
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return sum(page["Count"] for page in pages(ddb.scan, **kwargs))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
