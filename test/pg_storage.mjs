@@ -7,6 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const E2E_PG = process.env.TTLSTORE_E2E_PG || '';
 
@@ -20,4 +23,13 @@ export function pgStorageArgs(dataDir) {
     `CREATE SCHEMA IF NOT EXISTS ${schema}`], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
   return ['--storage', `${E2E_PG} options='-csearch_path=${schema}'`];
+}
+
+// scripts/pg-server.sh `args` (start, stop DIR, crash DIR, resume DIR, ...): its standard output.
+// The suites that start a private PostgreSQL cluster of their own use it.
+export function pgScript(...args) {
+  const r = spawnSync('bash', [path.join(REPO, 'scripts/pg-server.sh'), ...args],
+    { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pg-server.sh ${args[0]} failed: ${r.stderr}`);
+  return r.stdout;
 }

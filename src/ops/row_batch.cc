@@ -47,10 +47,23 @@ void StageRowChange(storage::WriteBatch& batch, const model::TablestoreSchema& s
     std::string_view k = key;
     uint32_t table_id = 0;
     GetFixed32BE(&k, &table_id);
-    batch.Put(storage::Family::kSearch,
-              storage::SearchQueueKey(table_id,
-                                      batch.store().NextSearchQueueSeq()),
-              key);
+    if (batch.store().SharedByProcesses()) {
+      // Numbered at commit from the table's head, so that every process can follow the queue
+      // by a cursor (search/shared_queue.h). No head yet: above every entry stored at Open.
+      const uint64_t fallback = batch.store().LastSearchQueueSeq();
+      batch.PutSequenced(
+          storage::Family::kSearch, storage::SearchQueueHeadKey(table_id),
+          [table_id, fallback, row = std::string(key)](const std::optional<std::string>& head) {
+            uint64_t seq = (head ? storage::DecodeSearchSeq(*head) : fallback) + 1;
+            storage::SequencedWrite w;
+            w.head = storage::EncodeSearchSeq(seq);
+            w.puts.emplace_back(storage::SearchQueueKey(table_id, seq), row);
+            return w;
+          });
+    } else {
+      batch.Put(storage::Family::kSearch,
+                storage::SearchQueueKey(table_id, batch.store().NextSearchQueueSeq()), key);
+    }
   }
   if (after) {
     batch.Put(storage::Family::kRows, key, versions::EncodeRow(*after));

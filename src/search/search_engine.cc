@@ -5,8 +5,10 @@
 //   2. applies each table's change queue (storage/search_queue.h): up to kApplyBatch entries,
 //      each row re-read as it is NOW and its document replaced or deleted in every index of the
 //      table, one Xapian commit per index (with the largest sequence applied in its metadata),
-//      then the entries deleted from RocksDB. A crash between the two replays the entries,
-//      which rebuilds the same documents: exactly the current state, whatever the order;
+//      then the entries deleted from the store. A crash between the two replays the entries,
+//      which rebuilds the same documents: exactly the current state, whatever the order. On a
+//      store several processes share, each copy moves a cursor instead and the floors trim
+//      (queue_apply.cc, search/shared_queue.h);
 //   3. builds indexes that are `building`: kBuildChunk rows of the table in key order per pass,
 //      committed with the last row key as the cursor in the same Xapian commit; a restart
 //      resumes after the cursor. At the end the catalog's `building` is cleared;
@@ -33,9 +35,8 @@
 namespace ttlstore::search {
 namespace {
 
-// Changes applied per Xapian commit, and rows built per commit: large enough that a commit's
-// fixed cost (fsync of the Xapian tables) is spread, small enough that a pass stays short.
-constexpr size_t kApplyBatch = 1000;
+// Rows built per commit: large enough that a commit's fixed cost (fsync of the Xapian tables)
+// is spread, small enough that a pass stays short (the queue's batch: queue_apply.cc).
 constexpr size_t kBuildChunk = 2000;
 // Idle passes are this far apart unless woken (a write does not wake the thread: a change is
 // searchable at most this long after it commits, plus the pass).
@@ -43,6 +44,9 @@ constexpr auto kIdleWait = std::chrono::milliseconds(50);
 constexpr int64_t kPurgeEveryMs = 1000;
 // Documents a purge pass deletes at most per index (the rest in the next pass).
 constexpr size_t kPurgeBatch = 20000;
+
+
+}  // namespace
 
 std::vector<ops::TablePtr> SearchTables(ops::TableCatalog& catalog) {
   std::vector<ops::TablePtr> out;
@@ -67,9 +71,6 @@ uint64_t SeqOf(const std::string& s) {
   return x;
 }
 
-// Writes `doc` under `unique_term` (replacing the document holding it), or deletes the document
-// holding it when `doc` is nullopt. When the index has graphs, adds the docids written or
-// deleted to `touched` (IndexGraphs::Changed after the commit).
 void WriteDocument(OpenIndex& ix, const std::string& unique_term,
                    const std::optional<Xapian::Document>& doc, std::vector<Xapian::docid>* touched) {
   Xapian::WritableDatabase& db = *ix.writer;
@@ -85,8 +86,6 @@ void WriteDocument(OpenIndex& ix, const std::string& unique_term,
   }
   db.delete_document(unique_term);
 }
-
-}  // namespace
 
 std::unique_ptr<Xapian::Database> OpenIndex::TakeReader() {
   std::unique_ptr<Xapian::Database> db;
@@ -164,6 +163,7 @@ Status SearchEngine::Start() {
   std::error_code ec;
   std::filesystem::create_directories(impl_->dir, ec);
   if (ec) return Error::Internal("cannot create " + impl_->dir + ": " + ec.message());
+  if (impl_->shared_lease_ms > 0) RETURN_IF_ERROR(impl_->StartSharedQueue());
   try {
     impl_->SyncIndexes();
   } catch (const Xapian::Error& e) {
@@ -222,28 +222,12 @@ void SearchEngine::Wake() {
   impl_->wake_cv.notify_all();
 }
 
-Status SearchEngine::Flush() {
-  // Every change committed before now has a sequence at most `target`; a pass that began
-  // after this call and left only larger sequences (with no build running) has applied them
-  // all, even while new writes keep the queue from ever being empty.
-  uint64_t target = impl_->store.LastSearchQueueSeq();
-  std::unique_lock lock(impl_->wake_mu);
-  if (!impl_->thread.joinable()) return Error::Internal("search engine not started");
-  uint64_t after = impl_->passes_started;
-  impl_->woken = true;
-  impl_->wake_cv.notify_all();
-  bool done = impl_->pass_cv.wait_for(lock, std::chrono::seconds(120), [&] {
-    return impl_->stopping || impl_->last_idle_pass > after ||
-           (impl_->last_floor_pass > after && impl_->last_floor > target);
-  });
-  if (!done) return Error::Internal("search index flush timed out");
-  return Status::Ok();
-}
-
 IndexStats SearchEngine::Stats(const model::SearchIndexMeta& index) const {
   IndexStats st;
-  st.full_sync = index.building;
+  // This process's copy too: one that is not open yet, or is (re)built from the rows here, is
+  // not complete, whatever the catalog says (another process's copy may be).
   auto ix = impl_->Find(index.id);
+  st.full_sync = index.building || !ix || !ix->built;
   if (!ix) return st;
   {
     std::shared_lock lock(impl_->mu);
@@ -280,14 +264,24 @@ void SearchEngine::Impl::Run() {
       spdlog::error("event=search_pass_failed message=\"{}\"", e.what());
     }
     std::optional<uint64_t> floor;
+    std::optional<std::map<uint32_t, uint64_t>> through;
     try {
-      floor = QueueFloor();
+      if (shared) {
+        through = QueueThrough();
+      } else {
+        floor = QueueFloor();
+      }
     } catch (const std::exception&) {
     }
     std::unique_lock lock(wake_mu);
     if (floor) {
       last_floor_pass = pass;
       last_floor = *floor;
+      pass_cv.notify_all();
+    }
+    if (through) {
+      last_through_pass = pass;
+      last_through = std::move(*through);
       pass_cv.notify_all();
     }
     if (!work) {
@@ -327,6 +321,7 @@ bool SearchEngine::Impl::Pass() {
       }
     }
   }
+  if (shared) FollowSharedQueue(table_ids);
   for (uint32_t id : table_ids) work |= ApplyQueue(id);
   for (const auto& b : builds) work |= BuildChunk(b.table_name, b.table_id, b.index_id);
   int64_t now = clock.NowMs();
@@ -350,25 +345,6 @@ void SearchEngine::Impl::PollGraphs(bool idle) {
     ix->graphs->Poll(*ix->writer);
     if (idle) ix->graphs->Checkpoint(clock.NowMs(), false);
   }
-}
-
-std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
-  uint64_t floor = UINT64_MAX;
-  for (const auto& t : SearchTables(catalog)) {
-    for (const auto& meta : t->tablestore->search_indexes) {
-      if (meta.building) return std::nullopt;
-      auto ix = Find(meta.id);
-      if (ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) != "1") return std::nullopt;
-    }
-    auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t->id),
-                               storage::SearchQueueEnd(t->id), false, nullptr);
-    uint32_t table_id;
-    uint64_t seq;
-    if (it->Valid() && storage::DecodeSearchQueueKey(it->key(), &table_id, &seq)) {
-      floor = std::min(floor, seq);
-    }
-  }
-  return floor;
 }
 
 void SearchEngine::Impl::SyncIndexes() {
@@ -401,10 +377,12 @@ void SearchEngine::Impl::SyncIndexes() {
     std::error_code ec;
     std::filesystem::remove_all(ix->path, ec);
     spdlog::info("event=search_index_dropped id={} table_id={}", ix->id, ix->table_id);
-    // The table's last search index: nothing consumes its queue any more.
+    // The table's last search index: nothing consumes its queue any more. Not on a shared
+    // store, where another process may already have started a new index of the table at the
+    // queue's head (its copies need what follows it): SharedQueue::Trim deletes the rest then.
     bool table_has_more = false;
     for (const auto& [id, table_id] : wanted) table_has_more |= table_id == ix->table_id;
-    if (!table_has_more) {
+    if (!table_has_more && !shared) {
       storage::WriteBatch batch(store);
       batch.DeleteRange(storage::Family::kSearch, storage::SearchQueueBegin(ix->table_id),
                         storage::SearchQueueEnd(ix->table_id));
@@ -415,88 +393,62 @@ void SearchEngine::Impl::SyncIndexes() {
   }
   for (const auto& [id, table_id] : wanted) {
     if (Find(id)) continue;
-    auto ix = std::make_shared<OpenIndex>();
-    ix->id = id;
-    ix->table_id = table_id;
-    ix->path = PathOf(id);
-    try {
-      ix->writer = std::make_unique<Xapian::WritableDatabase>(ix->path, Xapian::DB_CREATE_OR_OPEN);
-    } catch (const Xapian::Error& e) {
-      spdlog::error("event=search_index_open_failed id={} message=\"{}\"", id, e.get_description());
-      continue;
-    }
-    if (!vector_fields[id].empty()) {
-      ix->graphs = std::make_unique<IndexGraphs>(id, ix->path, vector_fields[id], *registry);
-      ix->graphs->StartLoad();
-    }
+    auto ix = OpenCopy(id, table_id, vector_fields[id]);
+    if (!ix) continue;
     std::unique_lock lock(mu);
     indexes[id] = std::move(ix);
   }
 }
 
-bool SearchEngine::Impl::ApplyQueue(uint32_t table_id) {
-  ops::TablePtr table = catalog.FindById(table_id);
-  if (!table || !table->tablestore) return false;
-  const model::TablestoreSchema& schema = *table->tablestore;
-  std::vector<std::pair<const model::SearchIndexMeta*, std::shared_ptr<OpenIndex>>> targets;
-  for (const auto& meta : schema.search_indexes) {
-    auto ix = Find(meta.id);
-    if (!ix || !ix->writer) return false;  // not open: keep the entries for a later pass
-    targets.emplace_back(&meta, std::move(ix));
+std::shared_ptr<OpenIndex> SearchEngine::Impl::OpenCopy(
+    uint32_t id, uint32_t table_id, const std::vector<VectorField>& vector_fields) {
+  auto ix = std::make_shared<OpenIndex>();
+  ix->id = id;
+  ix->table_id = table_id;
+  ix->path = PathOf(id);
+  try {
+    ix->writer = std::make_unique<Xapian::WritableDatabase>(ix->path, Xapian::DB_CREATE_OR_OPEN);
+  } catch (const Xapian::Error& e) {
+    spdlog::error("event=search_index_open_failed id={} message=\"{}\"", id, e.get_description());
+    return nullptr;
   }
-  auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(table_id),
-                             storage::SearchQueueEnd(table_id), false, nullptr);
-  std::vector<std::string> entries, rows;
-  uint64_t largest = 0;
-  for (; it->Valid() && entries.size() < kApplyBatch; it->Next()) {
-    uint32_t t;
-    uint64_t seq;
-    if (storage::DecodeSearchQueueKey(it->key(), &t, &seq)) largest = std::max(largest, seq);
-    entries.emplace_back(it->key());
-    rows.emplace_back(it->value());
+  ix->built = ix->writer->get_metadata(kMetaBuilt) == "1";
+  if (!vector_fields.empty()) {
+    ix->graphs = std::make_unique<IndexGraphs>(id, ix->path, vector_fields, *registry);
+    ix->graphs->StartLoad();
   }
-  int64_t now = clock.NowMs();
-  if (entries.empty()) {
+  return ix;
+}
+
+void SearchEngine::Impl::ResetCopy(const std::shared_ptr<OpenIndex>& ix) {
+  std::vector<VectorField> fields;
+  if (ix->graphs) {
+    fields = ix->graphs->fields();
+    ix->graphs->Cancel();
+  }
+  {
     std::unique_lock lock(mu);
-    caught_up_ms[table_id] = now;
-    return false;
+    indexes.erase(ix->id);
   }
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  std::vector<std::vector<Xapian::docid>> touched(targets.size());
-  for (const auto& key : rows) {
-    auto bytes = store.Get(storage::Family::kRows, key);
-    if (!bytes.ok()) return false;  // a read error: retry the whole batch on a later pass
-    versions::StoredRow row;
-    bool present = bytes->has_value() && versions::DecodeRow(**bytes, &row);
-    for (size_t i = 0; i < targets.size(); ++i) {
-      auto& [meta, ix] = targets[i];
-      std::optional<Xapian::Document> doc;
-      if (present) doc = BuildDocument(*meta, schema, key, row, now);
-      WriteDocument(*ix, UniqueTerm(key), doc, &touched[i]);
-    }
+  try {
+    if (ix->writer) ix->writer->close();
+  } catch (const Xapian::Error&) {
   }
-  for (size_t i = 0; i < targets.size(); ++i) {
-    auto& [meta, ix] = targets[i];
-    uint64_t before = SeqOf(ix->writer->get_metadata(kMetaAppliedSeq));
-    ix->writer->set_metadata(kMetaAppliedSeq, Seq8(std::max(before, largest)));
-    // The graphs first (from the writer's pending documents), so that a reader opened at the
-    // commit never finds a graph behind it (search/vector_graphs.h).
-    if (ix->graphs) ix->graphs->Changed(*ix->writer, touched[i]);
-    ix->writer->commit();
-  }
-  storage::WriteBatch batch(store);
-  for (const auto& k : entries) batch.Delete(storage::Family::kSearch, k);
-  if (auto s = store.Write(batch); !s.ok()) {
-    spdlog::warn("event=search_queue_trim_failed message=\"{}\"", s.error().message());
-  }
-  return true;
+  std::error_code ec;
+  std::filesystem::remove_all(ix->path, ec);
+  auto fresh = OpenCopy(ix->id, ix->table_id, fields);
+  if (!fresh) return;  // SyncIndexes opens it again on a later pass
+  std::unique_lock lock(mu);
+  indexes[ix->id] = std::move(fresh);
 }
 
 bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t table_id,
                                     uint32_t index_id) {
   auto ix = Find(index_id);
   if (!ix || !ix->writer) return false;
+  // A shared queue's copy reads the rows only once it has its start in the queue (the head
+  // read before them): FollowSharedQueue.
+  if (shared && !ix->queue_cursor) return false;
   bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
   std::string cursor = built ? std::string() : ix->writer->get_metadata(kMetaBuildCursor);
   if (!built && cursor.empty()) {
@@ -537,6 +489,7 @@ bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t tabl
     if (ix->graphs) ix->graphs->Changed(*ix->writer, touched);
     ix->writer->commit();
     if (!built) return true;
+    ix->built = true;
     spdlog::info("event=search_index_built table={} index={}", table_name, meta->name);
   }
   auto r = catalog.Update(

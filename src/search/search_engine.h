@@ -82,8 +82,15 @@ class SearchEngine {
   // Prometheus text: KNN queries by path (graph, exact) and the graphs ready.
   std::string MetricsText() const;
 
-  // Waits until every change queued before the call is searchable and no index is building
-  // (tests, `ttlstore check`); works under a steady write load too. Internal error after 120 s.
+  // On a store several processes share: follow the change queue by cursors published in a
+  // record renewed within `lease_ms` (search/shared_queue.h), instead of deleting what this
+  // process applied. The record's id is kept in `dir` (a restart carries on as the same
+  // consumer). Call before Start; a store no other process opens ignores it.
+  void ShareQueue(int64_t lease_ms);
+
+  // Waits until every change queued before the call is searchable here and no index is
+  // building (tests, `ttlstore check`); works under a steady write load too. Internal error
+  // after 120 s.
   Status Flush();
 
  private:

@@ -246,6 +246,7 @@ int Serve(const ServeFlags& flags) {
   // request finds every index open; the thread resumes whatever a stop or crash left.
   search::SearchEngine search_engine(**store, catalog, flags.data_dir + "/search", clock);
   search_engine.SetKnnExactUpTo(flags.knn_exact_up_to);
+  search_engine.ShareQueue(static_cast<int64_t>(flags.lease_seconds * 1000.0));
   if (Status s = search_engine.Start(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;

@@ -13,8 +13,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
 import {
@@ -23,20 +21,12 @@ import {
 } from './helpers.mjs';
 import { readVersions, rng } from './crash_helpers.mjs';
 import { Q, totalOf } from './search_helpers.mjs';
-import { E2E_PG } from '../pg_storage.mjs';
+import { E2E_PG, pgScript } from '../pg_storage.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SEED = Number(process.env.TTLSTORE_CRASH_SEED ?? 20261128);
 const RECOVER_MS = 60000;
 const FT = TableStore.FieldType;
 const { INF_MIN, INF_MAX, Direction } = TableStore;
-
-function pgScript(...args) {
-  const r = spawnSync('bash', [path.join(REPO, 'scripts/pg-server.sh'), ...args],
-    { encoding: 'utf8' });
-  assert.equal(r.status, 0, `pg-server.sh ${args[0]} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 // kill -9 of the postmaster `delayMs` after now, down for up to half a second, then started
 // again (crash recovery).

@@ -12,26 +12,15 @@
 // Starts its own PostgreSQL 15 cluster, so it runs with the other Tablestore suites on RocksDB;
 // under TTLSTORE_E2E_PG it has nothing to add and is skipped.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
 import { Long, Server, TableStore, condition, createTable, num, uniqueName } from './helpers.mjs';
 import { rng } from './crash_helpers.mjs';
-import { E2E_PG } from '../pg_storage.mjs';
+import { E2E_PG, pgScript } from '../pg_storage.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PROCESSES = 3;
 const CLIENTS = 6;
 const PER_CLIENT = 20;
-
-function pgScript(...args) {
-  const r = spawnSync('bash', [path.join(REPO, 'scripts/pg-server.sh'), ...args],
-    { encoding: 'utf8' });
-  assert.equal(r.status, 0, `pg-server.sh ${args[0]} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 describe('tablestore rows through three processes on one PostgreSQL', { skip: E2E_PG !== '' }, () => {
   let pgDir;
