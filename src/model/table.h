@@ -192,6 +192,10 @@ struct TableDescriptor {
   // Creation time, milliseconds since the epoch.
   int64_t creation_time_ms = 0;
   bool deletion_protection = false;
+  // Set while a DeleteTable on a store several processes share is between its two steps (the
+  // mark, then the drop once every process let go of the table: ops/catalog_drop.cc); a table
+  // so marked is not installed by any catalog. 0: not being deleted.
+  int64_t deleting_since_ms = 0;
   std::string table_class = "STANDARD";
   std::vector<Tag> tags;
   // Declared indexes (LSIs and GSIs). Their entries are maintained from issue #5 on.

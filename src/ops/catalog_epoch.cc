@@ -64,6 +64,9 @@ Result<uint64_t> TableCatalog::ReadEpoch() const {
 }
 
 bool TableCatalog::AnyOlderVersionHeld() const {
+  for (const auto& w : forgotten_) {
+    if (!w.expired()) return true;
+  }
   for (const auto& [id, versions] : retired_) {
     for (const auto& w : versions) {
       if (!w.expired()) return true;

@@ -39,6 +39,7 @@ void TableCatalog::InstallStored(std::vector<model::TableDescriptor> tables) {
   uint64_t applied = 0;
   std::unordered_set<uint32_t> live;
   for (model::TableDescriptor& t : tables) {
+    if (t.deleting_since_ms > 0) continue;  // being deleted: gone from lookups (below)
     live.insert(t.id);
     if (deleting_.count(t.name)) continue;  // this process is dropping it
     auto by_id = by_id_.find(t.id);

@@ -53,7 +53,10 @@ Status TableCatalog::Load() {
   auto tables = store_.LoadTables();
   if (!tables) return std::move(tables).error();
   std::unique_lock lock(mu_);
-  for (auto& t : *tables) Install(std::make_shared<const model::TableDescriptor>(std::move(t)));
+  for (auto& t : *tables) {
+    if (t.deleting_since_ms > 0) continue;  // being deleted (ops/catalog_drop.cc)
+    Install(std::make_shared<const model::TableDescriptor>(std::move(t)));
+  }
   return Status::Ok();
 }
 
@@ -84,6 +87,13 @@ void TableCatalog::Forget(TableMap::iterator it) {
   ++changes_;
   const uint32_t id = it->second->id;
   if (HasAnyResourcePolicy(*it->second)) --tables_with_policies_;
+  // A request may still hold the table (a lookup before this): the catalog epoch's drained
+  // publication waits for it as for any replaced version.
+  std::erase_if(forgotten_, [](const auto& w) { return w.expired(); });
+  forgotten_.push_back(it->second);
+  if (auto r = retired_.find(id); r != retired_.end()) {
+    forgotten_.insert(forgotten_.end(), r->second.begin(), r->second.end());
+  }
   tables_.erase(it);
   by_id_.erase(id);
   retired_.erase(id);
@@ -212,49 +222,6 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   auto table = std::make_shared<const model::TableDescriptor>(std::move(spec));
   Install(table);
   return TablePtr(table);
-}
-
-Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
-  std::vector<std::weak_ptr<const model::TableDescriptor>> versions;
-  model::TableDescriptor gone;
-  {
-    std::unique_lock lock(mu_);
-    auto found = FindLocked(name, front);
-    if (found == tables_.end()) {
-      return Error::ResourceNotFound("Requested resource not found: Table: " + name +
-                                     " not found");
-    }
-    if (found->second->deletion_protection) {
-      return Error::Validation("Resource cannot be deleted as it is currently protected against "
-                               "deletion. Disable deletion protection first.");
-    }
-    auto it = tables_.find(name);
-    gone = *it->second;
-    versions.push_back(it->second);
-    if (auto r = retired_.find(gone.id); r != retired_.end()) {
-      versions.insert(versions.end(), r->second.begin(), r->second.end());
-    }
-    deleting_.insert(name);
-    Forget(it);
-  }
-  // Requests hold a version for one request's time; the bound only guards against a holder that
-  // never lets go.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline &&
-         !std::all_of(versions.begin(), versions.end(), [](const auto& w) { return w.expired(); })) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  storage::WriteBatch batch(store_);
-  batch.DropTable(gone);
-  streams::AddDroppedStreams(batch, gone, clock_.NowMs());
-  Status written = store_.Write(batch);
-  std::unique_lock lock(mu_);
-  deleting_.erase(name);
-  if (!written) {
-    Install(std::make_shared<const model::TableDescriptor>(gone));  // as if never deleted
-    return std::move(written).error();
-  }
-  return TablePtr(std::make_shared<const model::TableDescriptor>(std::move(gone)));
 }
 
 ListTablesResult TableCatalog::List(const std::optional<std::string>& exclusive_start,

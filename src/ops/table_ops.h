@@ -150,7 +150,19 @@ class TableCatalog : public index::IndexCatalog {
   // that lasts, CreateTable of the name answers ResourceInUseException. The table's streams
   // stay readable for their retention period: what DescribeStream needs of them is written in
   // the same batch as the drop (streams::AddDroppedStreams), so a crash keeps both or neither.
+  //
+  // On a store several processes share, in two steps (ops/catalog_drop.cc): the stored
+  // descriptor is marked deleting (no catalog installs it, so every process stops finding the
+  // table at its next refresh; a second DeleteTable, through any process, answers
+  // ResourceNotFound), then, once every live process has let go of the table as it was
+  // (WaitForOtherProcesses), the data is dropped. A write through another process can no longer
+  // land after the drop.
   Result<TablePtr> Delete(const std::string& name, Front front = Front::kDynamoDb);
+  // Drops the tables whose DeleteTable stopped between its mark and its drop (its process died):
+  // those marked more than kAbandonedDropMs ago. On a shared store, by one process at a time
+  // (the restore recovery pass).
+  Status FinishInterruptedDrops();
+  static constexpr int64_t kAbandonedDropMs = 60'000;
   // Names in byte order, starting after `exclusive_start`, at most `limit`.
   ListTablesResult List(const std::optional<std::string>& exclusive_start, size_t limit,
                         Front front = Front::kDynamoDb) const;
@@ -220,6 +232,13 @@ class TableCatalog : public index::IndexCatalog {
   // Replaced versions of each table, to tell when no request holds one any more.
   std::unordered_map<uint32_t, std::vector<std::weak_ptr<const model::TableDescriptor>>>
       retired_;  // GUARDED_BY(mu_)
+  // Versions of tables no longer in the catalog (dropped, here or by another process) that a
+  // request may still hold: AnyOlderVersionHeld counts them too. GUARDED_BY(mu_).
+  std::vector<std::weak_ptr<const model::TableDescriptor>> forgotten_;
+  // Delete's two steps on a shared store (ops/catalog_drop.cc): marks the stored descriptor of
+  // `table` deleting; drops it if it is still `table`'s, marked.
+  Status MarkDeleting(const model::TableDescriptor& table);
+  Status DropMarked(const model::TableDescriptor& table);
   // Changes a table found by id. REQUIRES: mu_ held exclusively.
   Status UpdateById(uint32_t table_id,
                     const std::function<bool(model::TableDescriptor&)>& change);

@@ -392,13 +392,17 @@ int Serve(const ServeFlags& flags) {
   ts_index_backfill.Start();
   // Several processes on one database: restores and imports a process left when it died (their
   // leases lapsed) are dropped, point-in-time restores resumed, as a start does here above
-  // (backup/restore_lease.h); by one process at a time.
+  // (backup/restore_lease.h), and DeleteTables it left between their two steps are finished
+  // (ops/catalog_drop.cc); by one process at a time.
   PeriodicThread restore_recovery;
   if ((*store)->SharedByProcesses()) {
     restore_recovery.Start("restore-recovery", lease_keeper.duration_ms(), [&] {
       if (!storage::MayRun(&lease_keeper, backup::kRestoreRecoveryUnit)) return;
       pitr_restores.ResumeInterrupted();
       backup::DropAbandonedRestores(catalog, &lease_keeper);
+      if (Status s = catalog.FinishInterruptedDrops(); !s) {
+        spdlog::warn("event=interrupted_drops_failed message=\"{}\"", s.error().message());
+      }
     });
   }
   http.Run();

@@ -33,6 +33,7 @@ enum Tag : uint64_t {
   kTtlBackfill = 26,    // nested TtlBackfillTag fields: the TTL backfill still to finish
   kResourcePolicy = 27, // nested PolicyTag fields: the table's resource-based policy
   kPitr = 28,           // nested PitrTag fields: point-in-time recovery settings
+  kDeletingSinceMs = 29,  // varint; present only while a shared-store DeleteTable runs
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
 };
 
@@ -471,6 +472,9 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   PutVarintField(&out, kWriteCapacity, static_cast<uint64_t>(t.write_capacity));
   PutVarintField(&out, kCreationTimeMs, static_cast<uint64_t>(t.creation_time_ms));
   PutVarintField(&out, kDeletionProtection, t.deletion_protection ? 1 : 0);
+  if (t.deleting_since_ms > 0) {
+    PutVarintField(&out, kDeletingSinceMs, static_cast<uint64_t>(t.deleting_since_ms));
+  }
   PutField(&out, kTableClass, t.table_class);
   for (const auto& tag : t.tags) {
     std::string p;
@@ -523,6 +527,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kWriteCapacity: ok = GetVarintPayload(p, &v); t.write_capacity = int64_t(v); break;
       case kCreationTimeMs: ok = GetVarintPayload(p, &v); t.creation_time_ms = int64_t(v); break;
       case kDeletionProtection: ok = GetVarintPayload(p, &v); t.deletion_protection = v; break;
+      case kDeletingSinceMs: ok = GetVarintPayload(p, &v); t.deleting_since_ms = int64_t(v); break;
       case kTableClass: t.table_class.assign(p); break;
       case kTag: {
         std::string_view k, val;

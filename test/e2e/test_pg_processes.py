@@ -29,7 +29,7 @@ from botocore.exceptions import ClientError
 from dataplane_util import all_items
 from e2e_util import (ServerProcess, create_table, ddb_error, make_client, metric, metrics_text,
                       run_clients, unique_name, wait_until)
-from pg_util import private_pg, serve_on
+from pg_util import check_storage, private_pg, schema_conninfo, serve_on
 
 PROCESSES = 3
 CLIENTS = 6
@@ -327,6 +327,55 @@ def test_a_gsi_built_while_another_process_writes_has_every_entry(pg, tmp_path):
         print(f"written={len(written)} indexed={len(indexed)} missing={len(missing)}")
         assert not missing, f"{len(missing)} items without their index entry"
         assert indexed == set(written)
+    finally:
+        b.stop()
+        a.stop()
+
+
+def test_a_table_deleted_while_another_process_writes_leaves_no_item(pg, tmp_path):
+    """DeleteTable through one process while clients write the table through another, whose
+    catalog refresh is slow (2 s): the drop waits until the other process has seen the table
+    marked deleting and no request of it holds the table (docs/background-jobs.md, "DeleteTable
+    on a shared store"), so no write lands after the drop: `ttlstore check` finds no item
+    without a table. The writers then get ResourceNotFoundException; a second DeleteTable, through
+    the writers' process, too."""
+    conninfo = schema_conninfo(pg, f"drop_{uuid.uuid4().hex[:8]}")
+    a = serve_on(tmp_path, conninfo, "da", "--catalog-refresh-ms", "2000")
+    b = serve_on(tmp_path, conninfo, "db", "--catalog-refresh-ms", "2000")
+    try:
+        ddb_a, ddb_b = make_client(a.endpoint), make_client(b.endpoint)
+        name = unique_name("drop")
+        create_table(ddb_a, name)
+        ddb_b.describe_table(TableName=name)  # b knows the table (a miss reads the database)
+        written: list[int] = []
+        refused: list[str] = []
+
+        def writer(c: int) -> None:
+            client = make_client(b.endpoint)
+            n = 0
+            while True:
+                try:
+                    client.put_item(TableName=name, Item={"pk": {"S": f"{c}-{n}"}})
+                except ClientError as e:
+                    refused.append(e.response["Error"]["Code"])
+                    return
+                written.append(c)
+                n += 1
+
+        threads = [threading.Thread(target=writer, args=(c,), daemon=True) for c in range(4)]
+        for t in threads:
+            t.start()
+        wait_until(lambda: len(written) >= 200, 30, "writes before the delete")
+        started = time.monotonic()
+        ddb_a.delete_table(TableName=name)
+        took = time.monotonic() - started
+        for t in threads:
+            t.join(timeout=30)
+        assert refused == ["ResourceNotFoundException"] * 4
+        e = ddb_error(ddb_b.delete_table, TableName=name)
+        assert e.code == "ResourceNotFoundException"
+        report = check_storage(tmp_path / "data-check", conninfo)
+        print(f"written={len(written)} delete_took={took:.2f}s check: {report.strip()}")
     finally:
         b.stop()
         a.stop()

@@ -45,8 +45,34 @@ class CatalogProcessesTest : public storage::StoreFixture {
     return keys;
   }
 
+  // A process counted live through its member lease (wall clock, as in serve): a catalog on a
+  // store of its own, loaded now, refreshed by hand (the thread's first round is a minute away).
+  TableCatalog& LiveProcess(const std::string& owner) {
+    auto p = std::make_unique<Live>();
+    storage::Store& store = *WriterStore(own_);
+    p->leases = std::make_unique<storage::Leases>(store, wall_, owner);
+    p->keeper = std::make_unique<storage::LeaseKeeper>(*p->leases, 60'000);
+    p->keeper->Share("work/", 1);
+    p->keeper->RunOnce();
+    p->catalog = std::make_unique<TableCatalog>(store, clock_);
+    EXPECT_TRUE(p->catalog->Load().ok());
+    p->catalog->StartRefresh(60'000, owner);
+    live_.push_back(std::move(p));
+    return *live_.back()->catalog;
+  }
+
   FakeClock clock_{1'700'000'000'000};
+  SystemClock wall_;
   std::vector<std::unique_ptr<storage::Store>> own_;
+  struct Live {
+    std::unique_ptr<storage::Leases> leases;
+    std::unique_ptr<storage::LeaseKeeper> keeper;
+    std::unique_ptr<TableCatalog> catalog;
+    ~Live() {
+      if (catalog) catalog->StopRefresh();
+    }
+  };
+  std::vector<std::unique_ptr<Live>> live_;  // after own_: gone before the stores
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, CatalogProcessesTest,
@@ -109,23 +135,9 @@ TEST_P(CatalogProcessesTest, TagsAddedAtOnceThroughBothAreAllThere) {
 
 TEST_P(CatalogProcessesTest, AWaitForOlderVersionsWaitsForEveryProcessToLetGo) {
   if (!store_->SharedByProcesses()) GTEST_SKIP() << "one process per RocksDB folder";
-  // Two processes, each counted live through its member lease (wall clock, as in serve).
-  SystemClock wall;
-  storage::Store& sa = *WriterStore(own_);
-  storage::Store& sb = *WriterStore(own_);
-  storage::Leases la(sa, wall, "a"), lb(sb, wall, "b");
-  storage::LeaseKeeper ka(la, 60'000), kb(lb, 60'000);
-  for (storage::LeaseKeeper* k : {&ka, &kb}) {
-    k->Share("work/", 1);
-    k->RunOnce();
-  }
-  TableCatalog a(sa, clock_), b(sb, clock_);
-  ASSERT_TRUE(a.Load().ok());
+  TableCatalog& a = LiveProcess("a");
   ASSERT_TRUE(a.Create(Spec("t")).ok());
-  ASSERT_TRUE(b.Load().ok());
-  // Refreshes by hand (the threads' first rounds are a minute away).
-  a.StartRefresh(60'000, "a");
-  b.StartRefresh(60'000, "b");
+  TableCatalog& b = LiveProcess("b");
   TablePtr old = b.Find("t");  // a request of b under way with the table as it was
   ASSERT_TRUE(a.Tag("t", {{"k", "v"}}).ok());
   ASSERT_TRUE(a.Refresh().ok());
@@ -146,8 +158,66 @@ TEST_P(CatalogProcessesTest, AWaitForOlderVersionsWaitsForEveryProcessToLetGo) {
   }
   EXPECT_TRUE(returned.load());
   waiter.join();
-  a.StopRefresh();
-  b.StopRefresh();
+}
+
+TEST_P(CatalogProcessesTest, ADeleteDropsOnlyOnceTheOtherProcessLetGo) {
+  if (!store_->SharedByProcesses()) GTEST_SKIP() << "one process per RocksDB folder";
+  TableCatalog& a = LiveProcess("a");
+  ASSERT_TRUE(a.Create(Spec("t")).ok());
+  TableCatalog& b = LiveProcess("b");
+  TablePtr held = b.Find("t");  // a write of b under way with the table
+  ASSERT_TRUE(held);
+  std::atomic<bool> returned{false};
+  std::thread deleter([&] {
+    auto r = a.Delete("t");
+    EXPECT_TRUE(r.ok()) << r.error().message();
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(returned.load());  // b has not seen the mark
+  // Marked: the table is stored still, and no catalog finds it; a second delete is refused.
+  auto stored = store_->LoadTables();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_GT(stored->front().deleting_since_ms, 0);
+  ASSERT_TRUE(b.Refresh().ok());
+  EXPECT_FALSE(b.Find("t"));
+  auto again = b.Delete("t");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code(), ErrorCode::kResourceNotFound);
+  auto taken = b.Create(Spec("t"));
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.error().code(), ErrorCode::kResourceInUse);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(returned.load());  // b's write still holds the table
+  held.reset();
+  ASSERT_TRUE(b.Refresh().ok());
+  deleter.join();
+  EXPECT_TRUE(returned.load());
+  stored = store_->LoadTables();
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->empty());
+  EXPECT_TRUE(b.Create(Spec("t")).ok());  // the name is free again
+}
+
+TEST_P(CatalogProcessesTest, ADeleteWhoseProcessDiedAfterTheMarkIsFinished) {
+  if (!store_->SharedByProcesses()) GTEST_SKIP() << "one process per RocksDB folder";
+  auto a = Start();
+  ASSERT_TRUE(a->Create(Spec("t")).ok());
+  // What a process that died after the mark left: the record marked, the data stored.
+  model::TableDescriptor marked = *a->Find("t");
+  marked.deleting_since_ms = clock_.NowMs();
+  storage::WriteBatch batch(*store_);
+  batch.PutTable(marked);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto b = Start();
+  EXPECT_FALSE(b->Find("t"));
+  ASSERT_TRUE(b->FinishInterruptedDrops().ok());  // too recent: its process may be at it
+  ASSERT_EQ(store_->LoadTables()->size(), 1u);
+  clock_.Advance(TableCatalog::kAbandonedDropMs);
+  ASSERT_TRUE(b->FinishInterruptedDrops().ok());
+  EXPECT_TRUE(store_->LoadTables()->empty());
+  EXPECT_TRUE(b->Create(Spec("t")).ok());
 }
 
 }  // namespace
