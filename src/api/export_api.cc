@@ -376,7 +376,7 @@ Result<std::string> ListExports(const Services& s, const rapidjson::Value& req) 
     }
   }
   const size_t limit = static_cast<size_t>(max_results.value_or(25));
-  std::vector<ExportRecord> all = exports->List();
+  ASSIGN_OR_RETURN(all, exports->List());
   size_t start = 0;
   if (after) {
     auto it = std::find_if(all.begin(), all.end(),

@@ -315,7 +315,7 @@ Result<std::string> ListImports(const Services& s, const rapidjson::Value& req) 
     if (!after) return Error::Validation("Invalid NextToken");
   }
   const size_t limit = static_cast<size_t>(page_size.value_or(25));
-  std::vector<ImportRecord> all = imports->List();
+  ASSIGN_OR_RETURN(all, imports->List());
   size_t start = 0;
   if (after) {
     auto it = std::find_if(all.begin(), all.end(),

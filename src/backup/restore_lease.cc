@@ -6,24 +6,28 @@ namespace ttlstore::backup {
 
 std::string RestoreLeaseUnit(const std::string& table_name) { return "restore/" + table_name; }
 
-bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name) {
+bool JobUnderWay(const storage::LeaseKeeper* keeper, const std::string& unit) {
   if (keeper == nullptr) return false;
-  auto held = keeper->HeldNow(RestoreLeaseUnit(table_name));
+  auto held = keeper->HeldNow(unit);
   if (!held) {
-    // Unknown: the safe answer leaves the table alone (the next start decides again).
-    spdlog::warn("event=restore_lease_unreadable table={} message=\"{}\"", table_name,
+    // Unknown: the safe answer leaves the job alone (the next pass decides again).
+    spdlog::warn("event=job_lease_unreadable unit={} message=\"{}\"", unit,
                  held.error().message());
     return true;
   }
   return *held;
 }
 
-RestoreLease::RestoreLease(storage::LeaseKeeper* keeper, const std::string& table_name)
-    : keeper_(keeper), unit_(RestoreLeaseUnit(table_name)) {
+bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name) {
+  return JobUnderWay(keeper, RestoreLeaseUnit(table_name));
+}
+
+JobLease::JobLease(storage::LeaseKeeper* keeper, std::string unit)
+    : keeper_(keeper), unit_(std::move(unit)) {
   if (keeper_) held_ = keeper_->Claim(unit_);
 }
 
-RestoreLease::~RestoreLease() {
+JobLease::~JobLease() {
   if (keeper_) keeper_->Forget(unit_);
 }
 

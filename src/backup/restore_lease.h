@@ -22,19 +22,31 @@ inline const std::string kRestoreRecoveryUnit = "restores/recover";
 // Whether a process (this one included) is filling `table_name` now (false without a keeper).
 bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name);
 
-// Claims the unit for its life (no keeper: nothing to claim, held() is true).
-class RestoreLease {
+// The lease of a one-shot job (a restore, an import, an export): claims `unit` for its life
+// (no keeper: nothing to claim, held() is true).
+class JobLease {
  public:
-  RestoreLease(storage::LeaseKeeper* keeper, const std::string& table_name);
-  ~RestoreLease();
-  RestoreLease(const RestoreLease&) = delete;
-  RestoreLease& operator=(const RestoreLease&) = delete;
+  JobLease(storage::LeaseKeeper* keeper, std::string unit);
+  ~JobLease();
+  JobLease(const JobLease&) = delete;
+  JobLease& operator=(const JobLease&) = delete;
   bool held() const { return held_; }
 
  private:
   storage::LeaseKeeper* const keeper_;
   const std::string unit_;
   bool held_ = true;
+};
+
+// Whether a process (this one included) holds `unit` now (false without a keeper; true when
+// that cannot be read: the safe answer leaves the job alone).
+bool JobUnderWay(const storage::LeaseKeeper* keeper, const std::string& unit);
+
+// A restore's or an import's: unit RestoreLeaseUnit(table_name).
+class RestoreLease : public JobLease {
+ public:
+  RestoreLease(storage::LeaseKeeper* keeper, const std::string& table_name)
+      : JobLease(keeper, RestoreLeaseUnit(table_name)) {}
 };
 
 }  // namespace ttlstore::backup

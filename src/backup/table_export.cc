@@ -12,6 +12,7 @@
 #include "backup/backups.h"
 #include "backup/pitr_window.h"
 #include "backup/record_file.h"
+#include "backup/restore_lease.h"
 #include "common/transient.h"
 
 namespace ttlstore::backup {
@@ -170,13 +171,17 @@ Error InvalidTime(std::string m) { return Error(ErrorCode::kInvalidExportTime, s
 
 }  // namespace
 
+std::string ExportLeaseUnit(const std::string& export_arn) {
+  return "export/" + ExportIdOf(export_arn);
+}
+
 Exports::Exports(storage::Store& store, ops::TableCatalog& catalog, const Clock& clock,
                  std::string records_dir, std::string bucket_root, std::string account_id,
                  ExportLineFormat lines, int64_t max_window_ms, int64_t min_incremental_ms)
     : store_(store),
       catalog_(catalog),
       clock_(clock),
-      records_dir_(std::move(records_dir)),
+      job_records_(store, std::move(records_dir), "export"),
       bucket_root_(std::move(bucket_root)),
       account_id_(std::move(account_id)),
       lines_(std::move(lines)),
@@ -198,38 +203,49 @@ void Exports::WaitIdle() {
 }
 
 Status Exports::Save(const ExportRecord& r) const {
-  return SaveRecordFile(records_dir_, ExportIdOf(r.arn) + ".export", EncodeExportRecord(r));
+  return job_records_.Save(ExportIdOf(r.arn), EncodeExportRecord(r));
+}
+
+Status Exports::ReloadLocked() {
+  ASSIGN_OR_RETURN(read, job_records_.ReadAll<ExportRecord>(DecodeExportRecord));
+  records_ = std::move(read);
+  return Status::Ok();
 }
 
 Status Exports::Load() {
   std::lock_guard lock(mu_);
-  return ForEachRecordFile(records_dir_, ".export", [&](const std::string& path,
-                                                        const std::string& text) -> Status {
-    auto r = DecodeExportRecord(text);
-    if (!r) {
-      spdlog::warn("event=export_record_unreadable path={}", path);
-      return Status::Ok();
-    }
-    if (r->status == ExportStatus::kInProgress) {
-      // The files it left never claim to be whole: a summary written just before the stop
-      // goes too (its data may be complete, but its record never said so).
-      const std::string folder = bucket_root_ + "/" + r->spec.bucket + "/" +
-                                 ExportFolderKey(r->spec.prefix, ExportIdOf(r->arn));
-      std::error_code ec;
-      fs::remove(folder + "manifest-summary.json", ec);
-      fs::remove(folder + "manifest-summary.md5", ec);
-      r->status = ExportStatus::kFailed;
-      r->end_ms = clock_.NowMs();
-      r->failure_code = "InternalServerError";
-      r->failure_message =
-          "The server stopped before the export finished; its files are incomplete. Run the "
-          "export again.";
-      spdlog::warn("event=export_abandoned export={}", r->arn);
-      RETURN_IF_ERROR(Save(*r));
-    }
-    records_.emplace(r->arn, std::move(*r));
-    return Status::Ok();
-  });
+  RETURN_IF_ERROR(ReloadLocked());
+  return FailAbandonedLocked();
+}
+
+Status Exports::FailAbandoned() {
+  std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
+  return FailAbandonedLocked();
+}
+
+Status Exports::FailAbandonedLocked() {
+  for (auto& [arn, r] : records_) {
+    if (r.status != ExportStatus::kInProgress) continue;
+    // Shared records: an export another process (or this one) is running holds its lease.
+    if (job_records_.shared() && JobUnderWay(keeper_, ExportLeaseUnit(arn))) continue;
+    // The files it left never claim to be whole: a summary written just before the stop
+    // goes too (its data may be complete, but its record never said so).
+    const std::string folder = bucket_root_ + "/" + r.spec.bucket + "/" +
+                               ExportFolderKey(r.spec.prefix, ExportIdOf(r.arn));
+    std::error_code ec;
+    fs::remove(folder + "manifest-summary.json", ec);
+    fs::remove(folder + "manifest-summary.md5", ec);
+    r.status = ExportStatus::kFailed;
+    r.end_ms = clock_.NowMs();
+    r.failure_code = "InternalServerError";
+    r.failure_message =
+        "The server stopped before the export finished; its files are incomplete. Run the "
+        "export again.";
+    spdlog::warn("event=export_abandoned export={}", r.arn);
+    RETURN_IF_ERROR(Save(r));
+  }
+  return Status::Ok();
 }
 
 Status Exports::CheckTimes(const model::TableDescriptor& t, ExportSpec& spec, int64_t now) const {
@@ -277,9 +293,12 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
   auto descriptor = std::make_shared<const model::TableDescriptor>(*table);
   table.reset();
   ExportRecord r;
+  std::shared_ptr<JobLease> lease;
   {
-    // The token check and the new record are one step, so two replays at once are one export.
+    // The token check and the new record are one step, so two replays at once (through one
+    // process) are one export.
     std::lock_guard lock(mu_);
+    if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
     // A ClientToken names one export for its window: the same request gets it back (also once
     // it has ended), any other is a conflict.
     for (const auto& [arn, old] : records_) {
@@ -295,6 +314,10 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
     r.arn = spec.table_arn + "/export/" + NewArnId(now);
     r.table_id = descriptor->uuid;
     r.spec = std::move(spec);
+    // Held before the record says IN_PROGRESS, released after its last write: FailAbandoned
+    // never takes a running export for an abandoned one.
+    lease = std::make_shared<JobLease>(keeper_, ExportLeaseUnit(r.arn));
+    if (!lease->held()) return Error::Internal("the export's lease could not be taken");
     RETURN_IF_ERROR(Save(r));
     records_.emplace(r.arn, r);
   }
@@ -310,7 +333,7 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
   spdlog::info("event=export_started export={} type={} bucket={} prefix=\"{}\" format={}", r.arn,
                ExportTypeName(r.spec.type), r.spec.bucket, r.spec.prefix,
                ExportFormatName(r.spec.format));
-  running_.emplace_back("export", [this, r, views, descriptor, log_from] {
+  running_.emplace_back("export", [this, r, views, descriptor, log_from, lease] {
     // An outage of the storage (a database restarting or failing over) starts the export again
     // on new views while the table's log still reaches back to where the views read from: the
     // files are a function of the table's data and the times only. Each attempt starts from an
@@ -382,8 +405,9 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
   return r;
 }
 
-Result<ExportRecord> Exports::Find(const std::string& arn) const {
+Result<ExportRecord> Exports::Find(const std::string& arn) {
   std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
   auto it = records_.find(arn);
   if (it == records_.end()) {
     // The service's text names it twice (measured; docs/compatibility.md).
@@ -392,8 +416,9 @@ Result<ExportRecord> Exports::Find(const std::string& arn) const {
   return it->second;
 }
 
-std::vector<ExportRecord> Exports::List() const {
+Result<std::vector<ExportRecord>> Exports::List() {
   std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
   std::vector<ExportRecord> out;
   for (const auto& [arn, r] : records_) out.push_back(r);
   std::sort(out.begin(), out.end(), [](const ExportRecord& a, const ExportRecord& b) {

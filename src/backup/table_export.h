@@ -15,7 +15,14 @@
 // - Crash: a record still IN_PROGRESS at start-up is marked FAILED (Load), and a summary
 //   manifest a crash left between its write and the record's is removed with it: the files of
 //   an interrupted export never claim to be complete (docs/background-jobs.md).
-// Records are files <records dir>/<id>.export (backup/record_file.h).
+// - Several processes on one database: the records are in the store (backup/job_records.h),
+//   so every process answers DescribeExport and ListExports for every export; the process
+//   running an export holds the lease `export/<id>` from before its record is first written
+//   until its last write, and an export IN_PROGRESS whose lease no process holds (its process
+//   died) is marked FAILED by FailAbandoned (the recovery pass, one process at a time), as a
+//   start does on one process. The files go to --export-dir, which the processes must share
+//   (as they would share S3).
+// Records: backup/job_records.h.
 #pragma once
 
 #include <atomic>
@@ -26,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "backup/job_records.h"
 #include "backup/pitr_view.h"
 #include "common/clock.h"
 #include "common/result.h"
@@ -33,6 +41,7 @@
 #include "model/attribute_value.h"
 #include "model/table.h"
 #include "ops/table_ops.h"
+#include "storage/lease_keeper.h"
 #include "storage/store.h"
 
 namespace ttlstore::backup {
@@ -82,6 +91,8 @@ std::optional<ExportRecord> DecodeExportRecord(std::string_view text);
 
 // The id an export ARN ends with, "<ms>-<hex>".
 std::string ExportIdOf(const std::string& export_arn);
+// The lease of a running export on a shared store: "export/<id>".
+std::string ExportLeaseUnit(const std::string& export_arn);
 // The S3 key of the export's folder: "<prefix>/AWSDynamoDB/<id>/" (a prefix ending in '/' is
 // not doubled; no prefix: "AWSDynamoDB/<id>/").
 std::string ExportFolderKey(const std::string& prefix, const std::string& export_id);
@@ -126,8 +137,13 @@ class Exports {
           ExportLineFormat lines, int64_t max_window_ms, int64_t min_incremental_ms);
   ~Exports();  // stops the exports under way (marked FAILED at the next start)
 
+  // Exports run under their lease, `export/<id>` (none without a keeper). Call before Load.
+  void set_lease_keeper(storage::LeaseKeeper* keeper) { keeper_ = keeper; }
   // Reads the records (creating the folder); marks FAILED those a stop interrupted.
   Status Load();
+  // Marks FAILED the exports IN_PROGRESS that no process runs any more (FailAbandoned's rule
+  // above; on one process, all of them: Load).
+  Status FailAbandoned();
 
   // Checks, in the service's order after the request's shape: the table (TableNotFound), its
   // PITR (PointInTimeRecoveryUnavailable), the ClientToken (same request: that export;
@@ -135,9 +151,10 @@ class Exports {
   // writing. `table_name` is the name the ARN names.
   Result<ExportRecord> Start(ExportSpec spec, const std::string& table_name);
   // ExportNotFoundException if unknown.
-  Result<ExportRecord> Find(const std::string& arn) const;
+  // Shared records are read again first (another process may have started or ended one).
+  Result<ExportRecord> Find(const std::string& arn);
   // Newest first.
-  std::vector<ExportRecord> List() const;
+  Result<std::vector<ExportRecord>> List();
   // Items written by the exports under way (the CLI's progress bar).
   int64_t items_written() const { return items_written_.load(); }
   // Waits for the exports under way (tests, the CLI and shutdown).
@@ -145,12 +162,17 @@ class Exports {
 
  private:
   Status Save(const ExportRecord& r) const;
+  // Shared records: reads them all again into records_. REQUIRES: mu_.
+  Status ReloadLocked();
+  Status FailAbandonedLocked();
   Status CheckTimes(const model::TableDescriptor& t, ExportSpec& spec, int64_t now) const;
 
   storage::Store& store_;
   ops::TableCatalog& catalog_;
   const Clock& clock_;
-  const std::string records_dir_, bucket_root_, account_id_;
+  const JobRecords job_records_;
+  const std::string bucket_root_, account_id_;
+  storage::LeaseKeeper* keeper_ = nullptr;
   const ExportLineFormat lines_;
   const int64_t max_window_ms_, min_incremental_ms_;
   mutable std::mutex mu_;

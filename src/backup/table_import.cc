@@ -168,7 +168,7 @@ Imports::Imports(storage::Store& store, ops::TableCatalog& catalog, ops::ItemOps
       catalog_(catalog),
       items_(items),
       clock_(clock),
-      records_dir_(std::move(records_dir)),
+      job_records_(store, std::move(records_dir), "import"),
       bucket_root_(std::move(bucket_root)),
       json_lines_(std::move(json_lines)) {}
 
@@ -187,38 +187,50 @@ void Imports::WaitIdle() {
 }
 
 Status Imports::Save(const ImportRecord& r) const {
-  return SaveRecordFile(records_dir_, IdOf(r.arn) + ".import", EncodeImportRecord(r));
+  return job_records_.Save(IdOf(r.arn), EncodeImportRecord(r));
+}
+
+Status Imports::ReloadLocked() {
+  ASSIGN_OR_RETURN(read, job_records_.ReadAll<ImportRecord>(DecodeImportRecord));
+  records_ = std::move(read);
+  return Status::Ok();
 }
 
 Status Imports::Load() {
   std::lock_guard lock(mu_);
-  return ForEachRecordFile(records_dir_, ".import", [&](const std::string& path,
-                                                        const std::string& text) -> Status {
-    auto r = DecodeImportRecord(text);
-    if (!r) {
-      spdlog::warn("event=import_record_unreadable path={}", path);
-      return Status::Ok();
-    }
-    if (r->status == ImportStatus::kInProgress) {
-      // Its table, still marked, was dropped by DropAbandonedRestores before this runs.
-      r->status = ImportStatus::kFailed;
-      r->end_ms = clock_.NowMs();
-      r->failure_code = "InternalServerError";
-      r->failure_message =
-          "The server stopped before the import finished; the partial table was dropped. Run "
-          "the import again.";
-      spdlog::warn("event=import_abandoned import={} table={}", r->arn, r->table_name);
-      if (Status s = Save(*r); !s) return s;
-    }
-    records_.emplace(r->arn, std::move(*r));
-    return Status::Ok();
-  });
+  RETURN_IF_ERROR(ReloadLocked());
+  return FailAbandonedLocked();
+}
+
+Status Imports::FailAbandoned() {
+  std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
+  return FailAbandonedLocked();
+}
+
+Status Imports::FailAbandonedLocked() {
+  for (auto& [arn, r] : records_) {
+    if (r.status != ImportStatus::kInProgress) continue;
+    // Shared records: an import another process (or this one) is running holds its table's
+    // lease. Otherwise its table, still marked, was dropped by DropAbandonedRestores first.
+    if (job_records_.shared() && RestoreUnderWay(keeper_, r.table_name)) continue;
+    r.status = ImportStatus::kFailed;
+    r.end_ms = clock_.NowMs();
+    r.failure_code = "InternalServerError";
+    r.failure_message =
+        "The server stopped before the import finished; the partial table was dropped. Run "
+        "the import again.";
+    spdlog::warn("event=import_abandoned import={} table={}", r.arn, r.table_name);
+    RETURN_IF_ERROR(Save(r));
+  }
+  return Status::Ok();
 }
 
 Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor table,
                                     const std::string& table_arn) {
   const int64_t now = clock_.NowMs();
   std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
   // A ClientToken names one import for its window; while that import runs, a replay with the
   // same table gets it back, and another table is a conflict (ScyllaDB's measurements).
   for (const auto& [arn, r] : records_) {
@@ -264,8 +276,9 @@ Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor tabl
   return r;
 }
 
-Result<ImportRecord> Imports::Find(const std::string& arn) const {
+Result<ImportRecord> Imports::Find(const std::string& arn) {
   std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
   auto it = records_.find(arn);
   if (it == records_.end()) {
     return Error(ErrorCode::kImportNotFound, "Import not found: " + arn);
@@ -273,8 +286,9 @@ Result<ImportRecord> Imports::Find(const std::string& arn) const {
   return it->second;
 }
 
-std::vector<ImportRecord> Imports::List() const {
+Result<std::vector<ImportRecord>> Imports::List() {
   std::lock_guard lock(mu_);
+  if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
   std::vector<ImportRecord> out;
   for (const auto& [arn, r] : records_) out.push_back(r);
   std::sort(out.begin(), out.end(), [](const ImportRecord& a, const ImportRecord& b) {

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backup/job_records.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "common/thread.h"
@@ -90,6 +91,10 @@ class Imports {
   Status Load();
   // Imports run under their table's lease (backup/restore_lease.h); none without a keeper.
   void set_lease_keeper(storage::LeaseKeeper* keeper) { keeper_ = keeper; }
+  // Marks FAILED the imports IN_PROGRESS that no process runs any more: on one process all of
+  // them (Load); with records in a shared store (backup/job_records.h), those whose table's
+  // lease no process holds (the recovery pass, after DropAbandonedRestores dropped the table).
+  Status FailAbandoned();
 
   // ImportTable: creates `table` (CREATING) and starts loading it. Errors, in the service's
   // order: ImportConflictException for a ClientToken of a running import with another table
@@ -97,9 +102,10 @@ class Imports {
   Result<ImportRecord> Start(ImportSpec spec, model::TableDescriptor table,
                              const std::string& table_arn);
   // ImportNotFoundException if unknown.
-  Result<ImportRecord> Find(const std::string& arn) const;
+  // Shared records are read again first (another process may have started or ended one).
+  Result<ImportRecord> Find(const std::string& arn);
   // Oldest first.
-  std::vector<ImportRecord> List() const;
+  Result<std::vector<ImportRecord>> List();
 
   // Waits for the imports under way (tests, the CLI and shutdown).
   void WaitIdle();
@@ -109,13 +115,16 @@ class Imports {
  private:
   void Run(const std::string& arn, ops::TablePtr table);
   Status Save(const ImportRecord& r) const;
+  // Shared records: reads them all again into records_. REQUIRES: mu_.
+  Status ReloadLocked();
+  Status FailAbandonedLocked();
 
   storage::Store& store_;
   storage::LeaseKeeper* keeper_ = nullptr;
   ops::TableCatalog& catalog_;
   ops::ItemOps& items_;
   const Clock& clock_;
-  const std::string records_dir_;
+  const JobRecords job_records_;
   const std::string bucket_root_;
   const JsonLineDecoder json_lines_;
   mutable std::mutex mu_;

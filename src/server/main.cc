@@ -270,6 +270,7 @@ int Serve(const ServeFlags& flags) {
                           flags.export_dir.empty() ? flags.data_dir + "/s3" : flags.export_dir,
                           "000000000000", api::ExportJsonLines(), pitr_window_ms,
                           flags.incremental_export_min_s * 1000);
+  exports.set_lease_keeper(&lease_keeper);
   if (Status s = exports.Load(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
     return 1;
@@ -392,8 +393,9 @@ int Serve(const ServeFlags& flags) {
   ts_index_backfill.Start();
   // Several processes on one database: restores and imports a process left when it died (their
   // leases lapsed) are dropped, point-in-time restores resumed, as a start does here above
-  // (backup/restore_lease.h), and DeleteTables it left between their two steps are finished
-  // (ops/catalog_drop.cc); by one process at a time.
+  // (backup/restore_lease.h), DeleteTables it left between their two steps are finished
+  // (ops/catalog_drop.cc), and the imports and exports it ran are marked FAILED; by one process
+  // at a time.
   PeriodicThread restore_recovery;
   if ((*store)->SharedByProcesses()) {
     restore_recovery.Start("restore-recovery", lease_keeper.duration_ms(), [&] {
@@ -402,6 +404,11 @@ int Serve(const ServeFlags& flags) {
       backup::DropAbandonedRestores(catalog, &lease_keeper);
       if (Status s = catalog.FinishInterruptedDrops(); !s) {
         spdlog::warn("event=interrupted_drops_failed message=\"{}\"", s.error().message());
+      }
+      // Their records (in the database here): imports whose table was just dropped, exports
+      // whose process died.
+      for (Status s : {imports.FailAbandoned(), exports.FailAbandoned()}) {
+        if (!s) spdlog::warn("event=abandoned_jobs_failed message=\"{}\"", s.error().message());
       }
     });
   }

@@ -198,3 +198,67 @@ def test_a_restore_under_way_is_left_alone_by_a_process_that_starts(pg, tmp_path
         first.stop()
         for srv in others:
             srv.stop()
+
+
+def test_exports_and_imports_are_seen_through_every_process(pg, tmp_path):
+    """An export and an import started through one process are described and listed through the
+    other (their records are in the database: src/backup/job_records.h), the processes sharing
+    --export-dir as they would share S3. An export whose process is killed mid-run is marked
+    FAILED through the other once its lease (`export/<id>`) lapses, by the recovery pass, and its
+    files never claim to be whole; one that finished before the kill stays COMPLETED."""
+    conninfo = schema_conninfo(pg, "jobs_exports")
+    s3 = tmp_path / "s3"
+    (s3 / "exports").mkdir(parents=True)
+    first, second = (serve_on(tmp_path, conninfo, name, "--lease-seconds", str(LEASE_SECONDS),
+                              "--export-dir", str(s3)) for name in ("a", "b"))
+    try:
+        c1, c2 = make_client(first.endpoint), make_client(second.endpoint)
+        create_table(c1)
+        c1.update_continuous_backups(TableName=TABLE, PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+        fill(c1, [item(i, None) for i in range(ITEMS)])
+        arn = c1.describe_table(TableName=TABLE)["Table"]["TableArn"]
+        export = c1.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")[
+            "ExportDescription"]["ExportArn"]
+        described = wait_until(lambda: (lambda d: d if d["ExportStatus"] != "IN_PROGRESS" else None)(
+            c2.describe_export(ExportArn=export)["ExportDescription"]), 60, "the export done")
+        assert described["ExportStatus"] == "COMPLETED" and described["ItemCount"] == ITEMS
+        assert [e["ExportArn"] for e in c2.list_exports()["ExportSummaries"]] == [export]
+
+        imported = c1.import_table(
+            S3BucketSource={"S3Bucket": "exports", "S3KeyPrefix": described["ExportManifest"]
+                            .rsplit("/", 1)[0] + "/data/"},
+            InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+            TableCreationParameters={"TableName": "imported", "BillingMode": "PAY_PER_REQUEST",
+                                     "AttributeDefinitions": [{"AttributeName": "pk",
+                                                               "AttributeType": "S"}],
+                                     "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]},
+        )["ImportTableDescription"]["ImportArn"]
+        done = wait_until(lambda: (lambda d: d if d["ImportStatus"] != "IN_PROGRESS" else None)(
+            c2.describe_import(ImportArn=imported)["ImportTableDescription"]), 60,
+            "the import done")
+        assert done["ImportStatus"] == "COMPLETED" and done["ImportedItemCount"] == ITEMS
+        assert [i["ImportArn"] for i in c2.list_imports()["ImportSummaryList"]] == [imported]
+
+        # Killed mid-export: the other process's recovery pass marks it FAILED.
+        again = c1.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")[
+            "ExportDescription"]
+        first.kill()
+        killed = time.monotonic()
+        final = wait_until(lambda: (lambda d: d if d["ExportStatus"] != "IN_PROGRESS" else None)(
+            c2.describe_export(ExportArn=again["ExportArn"])["ExportDescription"]),
+            4 * LEASE_SECONDS + 10, "the killed export marked")
+        folder = s3 / "exports" / "AWSDynamoDB" / again["ExportArn"].rsplit("/", 1)[1]
+        if final["ExportStatus"] == "FAILED":
+            assert final["FailureCode"] == "InternalServerError"
+            assert not (folder / "manifest-summary.json").exists()
+            assert "event=export_abandoned" in second.log_text()
+        else:
+            assert final["ExportStatus"] == "COMPLETED"
+            assert (folder / "manifest-summary.json").exists()
+        print(f"killed export: {final['ExportStatus']} through the other process "
+              f"{time.monotonic() - killed:.1f} s after the kill")
+    finally:
+        first.stop()
+        second.stop()
+
