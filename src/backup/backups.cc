@@ -392,11 +392,20 @@ Status Backups::Load() {
   return ScanLocked();
 }
 
-// Adds the backup files not known yet (`ttlstore backup` may write some while serving).
+// Adds the backup files not known yet (`ttlstore backup` may write some while serving, another
+// process sharing the folder may have made some) and forgets those whose file is gone (deleted
+// through another process).
 Status Backups::ScanLocked() const {
   std::error_code ec;
   std::set<std::string> known;
-  for (const auto& [arn, r] : backups_) known.insert(r.path);
+  for (auto it = backups_.begin(); it != backups_.end();) {
+    if (!std::filesystem::exists(it->second.path, ec) && !ec) {
+      it = backups_.erase(it);
+      continue;
+    }
+    known.insert(it->second.path);
+    ++it;
+  }
   for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
     std::string path = entry.path().string();
     if (entry.path().extension() != kSuffix || known.count(path)) continue;
@@ -449,10 +458,12 @@ std::vector<BackupRecord> Backups::List() const {
   return out;
 }
 
-// The backup, looking in the folder again before saying it does not exist.
+// The backup, looking in the folder again before saying it does not exist (or, its file gone,
+// that it does).
 std::map<std::string, BackupRecord>::iterator Backups::FindLocked(const std::string& arn) const {
   auto it = backups_.find(arn);
-  if (it == backups_.end()) {
+  std::error_code ec;
+  if (it == backups_.end() || !std::filesystem::exists(it->second.path, ec)) {
     (void)ScanLocked();
     it = backups_.find(arn);
   }

@@ -262,3 +262,32 @@ def test_exports_and_imports_are_seen_through_every_process(pg, tmp_path):
         first.stop()
         second.stop()
 
+
+def test_backups_are_seen_through_every_process(pg, tmp_path):
+    """Two processes sharing --backup-dir (as they would share a network file system): a backup
+    made through one is described, listed and restored through the other, and once deleted
+    through the other it is gone for the first too (a backup is its file: src/backup/backups.h)."""
+    conninfo = schema_conninfo(pg, "jobs_backups")
+    shared = tmp_path / "backups"
+    first, second = (serve_on(tmp_path, conninfo, name, "--lease-seconds", str(LEASE_SECONDS),
+                              "--backup-dir", str(shared)) for name in ("a", "b"))
+    try:
+        c1, c2 = make_client(first.endpoint), make_client(second.endpoint)
+        create_table(c1)
+        n = 500
+        fill(c1, [item(i, None) for i in range(n)])
+        arn = c1.create_backup(TableName=TABLE, BackupName="shared")["BackupDetails"]["BackupArn"]
+        assert c2.describe_backup(BackupArn=arn)["BackupDescription"]["BackupDetails"][
+            "BackupStatus"] == "AVAILABLE"
+        assert [b["BackupArn"] for b in c2.list_backups()["BackupSummaries"]] == [arn]
+        c2.restore_table_from_backup(TargetTableName="from_backup", BackupArn=arn)
+        wait_until(lambda: table_settled(c1, "from_backup") == "active", 60, "the restore done")
+        assert len(keys_present(c1, "from_backup")) == n
+        c2.delete_backup(BackupArn=arn)
+        with pytest.raises(c1.exceptions.BackupNotFoundException):
+            c1.describe_backup(BackupArn=arn)
+        assert c1.list_backups()["BackupSummaries"] == []
+    finally:
+        first.stop()
+        second.stop()
+
