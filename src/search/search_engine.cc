@@ -45,7 +45,6 @@ constexpr int64_t kPurgeEveryMs = 1000;
 // Documents a purge pass deletes at most per index (the rest in the next pass).
 constexpr size_t kPurgeBatch = 20000;
 
-
 }  // namespace
 
 std::vector<ops::TablePtr> SearchTables(ops::TableCatalog& catalog) {

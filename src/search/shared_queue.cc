@@ -132,8 +132,33 @@ Result<std::vector<ConsumerRecord>> SharedQueue::HeldRecords(
   return held;
 }
 
+std::vector<uint32_t> SharedQueue::TablesLeftWithEntries(const std::set<uint32_t>& followed) const {
+  std::vector<uint32_t> out;
+  const std::string heads = storage::SearchSharedKey('h', "");
+  auto it = store_.ScanFamily(storage::Family::kSearch, heads, storage::SearchSharedKey('i', ""),
+                              false, nullptr);
+  for (; it->Valid(); it->Next()) {
+    std::string_view id = it->key().substr(heads.size());
+    uint32_t t = 0;
+    if (!GetFixed32BE(&id, &t) || followed.count(t)) continue;
+    auto entry = store_.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t),
+                                   storage::SearchQueueEnd(t), false, nullptr);
+    if (entry->Valid()) out.push_back(t);
+  }
+  return out;
+}
+
 Status SharedQueue::Trim(const std::vector<uint32_t>& table_ids) {
   std::set<uint32_t> tables(table_ids.begin(), table_ids.end());
+  // Tables whose last search index was dropped keep the entries that writers holding the table
+  // as it was queued meanwhile: trimmed up to the head once no record follows them.
+  std::set<uint32_t> left;
+  const int64_t now = clock_.NowMs();
+  if (now - last_left_check_ms_ >= kLeftCheckEveryMs) {
+    last_left_check_ms_ = now;
+    for (uint32_t t : TablesLeftWithEntries(tables)) left.insert(t);
+  }
+  tables.insert(left.begin(), left.end());
   if (tables.empty()) return Status::Ok();
   std::vector<storage::RmwKey> keys;
   for (uint32_t t : tables) keys.push_back({storage::Family::kSearch, storage::SearchQueueFloorKey(t)});
@@ -152,6 +177,10 @@ Status SharedQueue::Trim(const std::vector<uint32_t>& table_ids) {
           for (const auto& r : held) {
             auto c = r.cursors.find(t);
             if (c != r.cursors.end()) lowest = std::min(lowest.value_or(UINT64_MAX), c->second);
+          }
+          if (!lowest && left.count(t)) {
+            ASSIGN_OR_RETURN(head, Head(t));
+            lowest = head;
           }
           // No process follows the table: one that starts to starts at the head.
           if (!lowest || *lowest <= floor) continue;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,14 +68,17 @@ class SharedQueue {
   // Whether the record should be renewed (a third of the lease period since the last Publish).
   bool PublishDue() const;
   // Raises the floor of each table to the smallest cursor the records give it (those live, or
-  // lapsed less than kRetainLapsedMs ago) and deletes the entries up to it; deletes records
-  // that lapsed an hour ago.
+  // lapsed less than kRetainLapsedMs ago) and deletes the entries up to it; so too, up to its
+  // head, for a table no longer in `table_ids` (its last search index dropped) that no record
+  // follows; deletes records that lapsed an hour ago.
   Status Trim(const std::vector<uint32_t>& table_ids);
   // The last sequence numbered in the table's queue (0: none yet).
   Result<uint64_t> Head(uint32_t table_id) const;
   const std::string& owner() const { return owner_; }
 
  private:
+  // The tables not in `followed` that have a head and queue entries still.
+  std::vector<uint32_t> TablesLeftWithEntries(const std::set<uint32_t>& followed) const;
   Result<std::vector<ConsumerRecord>> HeldRecords(int64_t now_ms,
                                                   std::vector<std::string>* stale) const;
 
@@ -83,6 +87,9 @@ class SharedQueue {
   const int64_t lease_ms_;
   const Clock& clock_;
   int64_t last_publish_ms_ = 0;
+  // Tables left with entries (TablesLeftWithEntries) are looked for this often.
+  static constexpr int64_t kLeftCheckEveryMs = 60'000;
+  int64_t last_left_check_ms_ = 0;
   // Per table, the cursor the last Publish wrote: what the floors were held to while the
   // record was live.
   std::map<uint32_t, uint64_t> published_;

@@ -6,6 +6,7 @@
 #include "storage/catalog_codec.h"
 #include "storage/expiry_key.h"
 #include "storage/key_codec.h"
+#include "storage/search_queue.h"
 #include "storage/store.h"
 
 namespace ttlstore::storage {
@@ -121,6 +122,10 @@ void WriteBatch::DropTable(const model::TableDescriptor& table) {
                       Space::kSearch, Space::kSequences, Space::kStats}) {
     sink_->DeleteRange(space, begin, end);
   }
+  // Its search queue's head and floor (a store several processes share; table ids are never
+  // used again, so nothing numbers from them any more).
+  sink_->Delete(Space::kSearch, SearchQueueHeadKey(table.id));
+  sink_->Delete(Space::kSearch, SearchQueueFloorKey(table.id));
   // A Tablestore table's secondary indexes: their rows, under ids of their own.
   if (table.tablestore) {
     std::vector<uint32_t> ids = table.tablestore->dropped_index_rows;

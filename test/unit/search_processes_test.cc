@@ -125,6 +125,21 @@ TEST_P(SharedQueueTest, AConsumerAnotherDidNotKnowOfHoldsTheFloorFromItsFirstPub
   EXPECT_EQ(Entries(), (std::vector<uint64_t>{5, 6}));
 }
 
+TEST_P(SharedQueueTest, ATableNoLongerSearchedIsTrimmedUpToItsHeadOnceNoOneFollowsIt) {
+  Queue(1, 6);
+  // Still followed by a process whose catalog has the index yet: held at its cursor.
+  SharedQueue b(*store_, "b", kLeaseMs, clock_);
+  EXPECT_TRUE(Publish(b, 3).empty());
+  SharedQueue a(*store_, "a", kLeaseMs, clock_);
+  ASSERT_TRUE(a.Trim({}).ok());  // the table is not among a's search tables
+  EXPECT_EQ(Entries(), (std::vector<uint64_t>{4, 5, 6}));
+  // b follows it no more (its index dropped): up to the head.
+  ASSERT_TRUE(b.Publish({}).ok());
+  SharedQueue c(*store_, "c", kLeaseMs, clock_);
+  ASSERT_TRUE(c.Trim({}).ok());
+  EXPECT_TRUE(Entries().empty());
+}
+
 // --- Several engines on one PostgreSQL database ---
 
 class SearchProcessesTest : public storage::StoreFixture {
