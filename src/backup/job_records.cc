@@ -26,8 +26,17 @@ Status JobRecords::Save(const std::string& id, const std::string& text) const {
     return SaveRecordFile(dir_, id + "." + kind_, text);
   }
   storage::WriteBatch batch(store_);
-  batch.Put(storage::Family::kLeases, Prefix(kind_) + id, text);
+  SaveIn(batch, id, text);
   return store_.Write(batch);
+}
+
+void JobRecords::SaveIn(storage::WriteBatch& batch, const std::string& id,
+                        const std::string& text) const {
+  batch.Put(storage::Family::kLeases, Prefix(kind_) + id, text);
+}
+
+std::string JobRecords::TokenLockKey(const std::string& client_token) const {
+  return "records/" + kind_ + "-token/" + client_token;
 }
 
 Status JobRecords::ForEach(const std::function<Status(const std::string& where,

@@ -20,7 +20,10 @@
 
 #include "common/result.h"
 
-namespace ttlstore::storage { class Store; }
+namespace ttlstore::storage {
+class Store;
+class WriteBatch;
+}  // namespace ttlstore::storage
 
 namespace ttlstore::backup {
 
@@ -37,6 +40,12 @@ class JobRecords {
   // folder if missing and deletes the temp files a crash left.
   Status ForEach(const std::function<Status(const std::string& where,
                                             const std::string& text)>& each) const;
+
+  // Shared records only: what Save does, as a put into `batch` (committed with the caller's
+  // read-modify-write), and the key that serializes the jobs of one ClientToken (held by that
+  // read-modify-write; nothing is stored under it).
+  void SaveIn(storage::WriteBatch& batch, const std::string& id, const std::string& text) const;
+  std::string TokenLockKey(const std::string& client_token) const;
 
   // Every record decoded by `decode` (std::optional<Record> from the text; a record it cannot
   // read is logged and skipped), by ARN (Record::arn).

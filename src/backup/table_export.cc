@@ -175,6 +175,21 @@ std::string ExportLeaseUnit(const std::string& export_arn) {
   return "export/" + ExportIdOf(export_arn);
 }
 
+// A ClientToken names one export for its window: the same request gets it back (also once it
+// has ended), any other is a conflict; nullopt: the token names none.
+Result<std::optional<ExportRecord>> Exports::TokenAnswer(
+    const std::map<std::string, ExportRecord>& records, const ExportSpec& spec, int64_t now) {
+  for (const auto& [arn, old] : records) {
+    if (old.spec.client_token != spec.client_token) continue;
+    const int64_t since = old.end_ms > 0 ? old.end_ms : old.start_ms;
+    if (now - since > kTokenWindowMs) continue;
+    if (SameExportRequest(old.spec, spec)) return std::optional<ExportRecord>(old);
+    return Error(ErrorCode::kExportConflict,
+                 "Export conflict: Duplicate request detected with conflicting parameters");
+  }
+  return std::optional<ExportRecord>();
+}
+
 Exports::Exports(storage::Store& store, ops::TableCatalog& catalog, const Clock& clock,
                  std::string records_dir, std::string bucket_root, std::string account_id,
                  ExportLineFormat lines, int64_t max_window_ms, int64_t min_incremental_ms)
@@ -295,20 +310,13 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
   ExportRecord r;
   std::shared_ptr<JobLease> lease;
   {
-    // The token check and the new record are one step, so two replays at once (through one
-    // process) are one export.
+    // The token check and the new record are one step, so two replays at once are one export:
+    // under mu_ in one process, and with shared records also in one read-modify-write that
+    // holds the token's key (below), so through two processes too.
     std::lock_guard lock(mu_);
     if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());
-    // A ClientToken names one export for its window: the same request gets it back (also once
-    // it has ended), any other is a conflict.
-    for (const auto& [arn, old] : records_) {
-      if (old.spec.client_token != spec.client_token) continue;
-      const int64_t since = old.end_ms > 0 ? old.end_ms : old.start_ms;
-      if (now - since > kTokenWindowMs) continue;
-      if (SameExportRequest(old.spec, spec)) return old;
-      return Error(ErrorCode::kExportConflict,
-                   "Export conflict: Duplicate request detected with conflicting parameters");
-    }
+    ASSIGN_OR_RETURN(earlier, TokenAnswer(records_, spec, now));
+    if (earlier) return *earlier;
     RETURN_IF_ERROR(CheckTimes(*descriptor, spec, now));
     r.start_ms = now;
     r.arn = spec.table_arn + "/export/" + NewArnId(now);
@@ -318,7 +326,26 @@ Result<ExportRecord> Exports::Start(ExportSpec spec, const std::string& table_na
     // never takes a running export for an abandoned one.
     lease = std::make_shared<JobLease>(keeper_, ExportLeaseUnit(r.arn));
     if (!lease->held()) return Error::Internal("the export's lease could not be taken");
-    RETURN_IF_ERROR(Save(r));
+    if (job_records_.shared()) {
+      std::optional<ExportRecord> replayed;
+      Status saved = store_.ReadModifyWrite(
+          {{storage::Family::kLeases, job_records_.TokenLockKey(r.spec.client_token)}},
+          [&](const storage::RmwReads&, storage::WriteBatch& batch) -> Status {
+            replayed.reset();  // assigned afresh: the function may run again
+            ASSIGN_OR_RETURN(read, job_records_.ReadAll<ExportRecord>(DecodeExportRecord));
+            ASSIGN_OR_RETURN(answer, TokenAnswer(read, r.spec, now));
+            if (answer) {
+              replayed = std::move(*answer);
+              return Status::Ok();
+            }
+            job_records_.SaveIn(batch, ExportIdOf(r.arn), EncodeExportRecord(r));
+            return Status::Ok();
+          });
+      RETURN_IF_ERROR(saved);
+      if (replayed) return *replayed;  // started meanwhile through another process
+    } else {
+      RETURN_IF_ERROR(Save(r));
+    }
     records_.emplace(r.arn, r);
   }
   // Every write dated at or before the point must have committed before the views open (a

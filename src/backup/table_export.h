@@ -162,6 +162,8 @@ class Exports {
 
  private:
   Status Save(const ExportRecord& r) const;
+  static Result<std::optional<ExportRecord>> TokenAnswer(
+      const std::map<std::string, ExportRecord>& records, const ExportSpec& spec, int64_t now);
   // Shared records: reads them all again into records_. REQUIRES: mu_.
   Status ReloadLocked();
   Status FailAbandonedLocked();

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import threading
 import time
 
 import pytest
@@ -224,6 +225,28 @@ def test_exports_and_imports_are_seen_through_every_process(pg, tmp_path):
             c2.describe_export(ExportArn=export)["ExportDescription"]), 60, "the export done")
         assert described["ExportStatus"] == "COMPLETED" and described["ItemCount"] == ITEMS
         assert [e["ExportArn"] for e in c2.list_exports()["ExportSummaries"]] == [export]
+        # One ClientToken sent through both processes at the same moment: one export, both
+        # answered with it (the token's check and the new record are one read-modify-write).
+        for round_ in range(3):
+            token = f"race-{round_}-{time.monotonic_ns()}"
+            barrier = threading.Barrier(2)
+            arns: list[str] = []
+
+            def replay(client) -> None:
+                barrier.wait()
+                arns.append(client.export_table_to_point_in_time(
+                    TableArn=arn, S3Bucket="exports", ClientToken=token)["ExportDescription"][
+                        "ExportArn"])
+            threads = [threading.Thread(target=replay, args=(c,)) for c in (c1, c2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            assert len(arns) == 2 and arns[0] == arns[1], arns
+        assert len(c2.list_exports()["ExportSummaries"]) == 4
+        for e in c2.list_exports()["ExportSummaries"]:
+            wait_until(lambda: c2.describe_export(ExportArn=e["ExportArn"])["ExportDescription"][
+                "ExportStatus"] != "IN_PROGRESS", 60, "the raced exports done")
 
         imported = c1.import_table(
             S3BucketSource={"S3Bucket": "exports", "S3KeyPrefix": described["ExportManifest"]
