@@ -57,10 +57,12 @@ Result<TablePtr> TableCatalog::CommitChange(const std::string& name, std::option
     }
   }
   if (!status.ok()) return std::move(status).error();
-  if (!seen) {
-    return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
-  }
+  if (!seen) return NotFound(name);
   return TablePtr(nullptr);
+}
+
+Error TableCatalog::NotFound(const std::string& name) {
+  return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
 }
 
 Result<bool> TableCatalog::CommitById(uint32_t table_id, const Change& change) {

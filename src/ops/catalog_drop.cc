@@ -32,11 +32,17 @@
 namespace ttlstore::ops {
 namespace {
 
-Error TableNotFound(const std::string& name) {
-  return Error::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
+Error DeletionProtected() {
+  return Error::Validation("Resource cannot be deleted as it is currently protected against "
+                           "deletion. Disable deletion protection first.");
 }
 
 }  // namespace
+
+void TableCatalog::StageDrop(storage::WriteBatch& batch, const model::TableDescriptor& table) const {
+  batch.DropTable(table);
+  streams::AddDroppedStreams(batch, table, clock_.NowMs());
+}
 
 Status TableCatalog::MarkDeleting(const model::TableDescriptor& table) {
   std::vector<storage::RmwKey> keys{{storage::Family::kCatalog, table.name}};
@@ -48,12 +54,9 @@ Status TableCatalog::MarkDeleting(const model::TableDescriptor& table) {
         if (reads[0]) stored = storage::DecodeTableDescriptor(*reads[0]);
         // Gone, created again, or being deleted through another process.
         if (!stored || stored->id != table.id || stored->deleting_since_ms > 0) {
-          return TableNotFound(table.name);
+          return NotFound(table.name);
         }
-        if (stored->deletion_protection) {
-          return Error::Validation("Resource cannot be deleted as it is currently protected "
-                                   "against deletion. Disable deletion protection first.");
-        }
+        if (stored->deletion_protection) return DeletionProtected();
         stored->deleting_since_ms = now;
         batch.PutTable(*stored);
         RaiseEpoch(reads, batch);
@@ -71,8 +74,7 @@ Status TableCatalog::DropMarked(const model::TableDescriptor& table) {
         if (!stored || stored->id != table.id || stored->deleting_since_ms == 0) {
           return Status::Ok();
         }
-        batch.DropTable(*stored);
-        streams::AddDroppedStreams(batch, *stored, clock_.NowMs());
+        StageDrop(batch, *stored);
         return Status::Ok();
       });
 }
@@ -83,11 +85,8 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
   {
     std::unique_lock lock(mu_);
     auto found = FindLocked(name, front);
-    if (found == tables_.end()) return TableNotFound(name);
-    if (found->second->deletion_protection) {
-      return Error::Validation("Resource cannot be deleted as it is currently protected against "
-                               "deletion. Disable deletion protection first.");
-    }
+    if (found == tables_.end()) return NotFound(name);
+    if (found->second->deletion_protection) return DeletionProtected();
     auto it = tables_.find(name);
     gone = *it->second;
     versions.push_back(it->second);
@@ -122,8 +121,7 @@ Result<TablePtr> TableCatalog::Delete(const std::string& name, Front front) {
     written = DropMarked(gone);
   } else {
     storage::WriteBatch batch(store_);
-    batch.DropTable(gone);
-    streams::AddDroppedStreams(batch, gone, clock_.NowMs());
+    StageDrop(batch, gone);
     written = store_.Write(batch);
   }
   std::unique_lock lock(mu_);

@@ -239,6 +239,12 @@ class TableCatalog : public index::IndexCatalog {
   // `table` deleting; drops it if it is still `table`'s, marked.
   Status MarkDeleting(const model::TableDescriptor& table);
   Status DropMarked(const model::TableDescriptor& table);
+  // What drops `table`: its data, its catalog record, and its streams' records kept for
+  // DescribeStream (both Delete paths and DropMarked).
+  void StageDrop(storage::WriteBatch& batch, const model::TableDescriptor& table) const;
+  // ResourceNotFoundException for table `name` ("Requested resource not found: Table: <name>
+  // not found"), as CommitChange and Delete answer.
+  static Error NotFound(const std::string& name);
   // Changes a table found by id. REQUIRES: mu_ held exclusively.
   Status UpdateById(uint32_t table_id,
                     const std::function<bool(model::TableDescriptor&)>& change);
