@@ -55,7 +55,8 @@ struct OpenIndex {
   // Shared queue only, background thread only: kMetaQueueCursor as committed (nullopt: the
   // copy has none yet, and waits for SharedQueue::Publish to give it its start).
   std::optional<uint64_t> queue_cursor;
-  // kMetaBuilt as committed, for request threads (DescribeSearchIndex's sync phase).
+  // kMetaBuilt as committed (set when opened and when the build's last chunk commits): for the
+  // background thread and for request threads (DescribeSearchIndex's sync phase).
   std::atomic<bool> built{false};
   // The graphs of its Vector fields (null: none), set when opened (search/vector_graphs.h).
   std::unique_ptr<IndexGraphs> graphs;
@@ -132,6 +133,8 @@ struct SearchEngine::Impl {
   // After a pass: no build is running, and the smallest sequence still queued (UINT64_MAX if
   // none); nullopt while a build runs.
   std::optional<uint64_t> QueueFloor();
+  // Whether an index of the table is building: in the catalog, or this process's copy.
+  bool Building(const model::TablestoreSchema& schema) const;
   // Shared queue, after a pass: each table's smallest cursor; nullopt while a build runs.
   std::optional<std::map<uint32_t, uint64_t>> QueueThrough();
   // Shared queue: publishes the cursors when due or when a copy has none, and starts (or

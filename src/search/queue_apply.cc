@@ -94,14 +94,19 @@ Status SearchEngine::Flush() {
   return Status::Ok();
 }
 
+bool SearchEngine::Impl::Building(const model::TablestoreSchema& schema) const {
+  for (const auto& meta : schema.search_indexes) {
+    if (meta.building) return true;
+    auto ix = Find(meta.id);
+    if (ix && ix->writer && !ix->built) return true;
+  }
+  return false;
+}
+
 std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
   uint64_t floor = UINT64_MAX;
   for (const auto& t : SearchTables(catalog)) {
-    for (const auto& meta : t->tablestore->search_indexes) {
-      if (meta.building) return std::nullopt;
-      auto ix = Find(meta.id);
-      if (ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) != "1") return std::nullopt;
-    }
+    if (Building(*t->tablestore)) return std::nullopt;
     auto it = store.ScanFamily(storage::Family::kSearch, storage::SearchQueueBegin(t->id),
                                storage::SearchQueueEnd(t->id), false, nullptr);
     uint32_t table_id;
@@ -116,13 +121,11 @@ std::optional<uint64_t> SearchEngine::Impl::QueueFloor() {
 std::optional<std::map<uint32_t, uint64_t>> SearchEngine::Impl::QueueThrough() {
   std::map<uint32_t, uint64_t> through;
   for (const auto& t : SearchTables(catalog)) {
+    if (Building(*t->tablestore)) return std::nullopt;
     uint64_t lowest = UINT64_MAX;
     for (const auto& meta : t->tablestore->search_indexes) {
-      if (meta.building) return std::nullopt;
       auto ix = Find(meta.id);
-      if (!ix || !ix->writer || ix->writer->get_metadata(kMetaBuilt) != "1" || !ix->queue_cursor) {
-        return std::nullopt;
-      }
+      if (!ix || !ix->writer || !ix->queue_cursor) return std::nullopt;
       lowest = std::min(lowest, *ix->queue_cursor);
     }
     through[t->id] = lowest;
@@ -132,7 +135,6 @@ std::optional<std::map<uint32_t, uint64_t>> SearchEngine::Impl::QueueThrough() {
 
 void SearchEngine::Impl::FollowSharedQueue(const std::vector<uint32_t>& table_ids) {
   std::vector<CopyCursor> copies;
-  std::vector<std::shared_ptr<OpenIndex>> open;
   bool starting = false;
   {
     std::shared_lock lock(mu);
@@ -142,14 +144,13 @@ void SearchEngine::Impl::FollowSharedQueue(const std::vector<uint32_t>& table_id
         std::string committed = ix->writer->get_metadata(kMetaQueueCursor);
         if (!committed.empty()) {
           ix->queue_cursor = SeqOf(committed);
-        } else if (ix->writer->get_metadata(kMetaBuilt) == "1") {
+        } else if (ix->built) {
           // Built by one process that deleted what it applied: what is queued is unapplied.
           ix->queue_cursor = 0;
         }
       }
       starting |= !ix->queue_cursor;
       copies.push_back({ix->table_id, id, ix->queue_cursor});
-      open.push_back(ix);
     }
   }
   if (starting || shared->PublishDue()) {
@@ -162,7 +163,7 @@ void SearchEngine::Impl::FollowSharedQueue(const std::vector<uint32_t>& table_id
         if (!ix || !ix->writer) continue;
         // A copy without a cursor that is not built may hold documents from before (a build
         // begun by a version that kept none): it is built again from nothing, as a rebuild.
-        if (start.rebuild || ix->writer->get_metadata(kMetaBuilt) != "1") {
+        if (start.rebuild || !ix->built) {
           if (start.rebuild) {
             spdlog::warn("event=search_copy_rebuilt index_id={} reason=queue_trimmed_past_cursor",
                          ix->id);

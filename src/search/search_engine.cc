@@ -313,7 +313,7 @@ bool SearchEngine::Impl::Pass() {
         // The Xapian metadata decides, not only the catalog: an index whose folder was lost
         // (created empty again by SyncIndexes) is rebuilt from the rows the same way.
         auto ix = Find(meta.id);
-        bool built = ix && ix->writer && ix->writer->get_metadata(kMetaBuilt) == "1";
+        bool built = ix && ix->writer && ix->built;
         if (meta.building || (ix && ix->writer && !built)) {
           builds.push_back({t->name, t->id, meta.id});
         }
@@ -448,7 +448,7 @@ bool SearchEngine::Impl::BuildChunk(const std::string& table_name, uint32_t tabl
   // A shared queue's copy reads the rows only once it has its start in the queue (the head
   // read before them): FollowSharedQueue.
   if (shared && !ix->queue_cursor) return false;
-  bool built = ix->writer->get_metadata(kMetaBuilt) == "1";
+  bool built = ix->built;
   std::string cursor = built ? std::string() : ix->writer->get_metadata(kMetaBuildCursor);
   if (!built && cursor.empty()) {
     // Writers that resolved the table before the index existed queue nothing for it: wait
