@@ -1,7 +1,5 @@
 #include "backup/job_records.h"
 
-#include <filesystem>
-
 #include "backup/record_file.h"
 #include "storage/key_codec.h"
 #include "storage/store.h"
@@ -20,11 +18,7 @@ JobRecords::JobRecords(storage::Store& store, std::string dir, std::string kind)
       shared_(store.SharedByProcesses()) {}
 
 Status JobRecords::Save(const std::string& id, const std::string& text) const {
-  if (!shared_) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);  // ForEach (at Load) made it already
-    return SaveRecordFile(dir_, id + "." + kind_, text);
-  }
+  if (!shared_) return SaveRecordFile(dir_, id + "." + kind_, text);
   storage::WriteBatch batch(store_);
   SaveIn(batch, id, text);
   return store_.Write(batch);

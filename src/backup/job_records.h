@@ -34,7 +34,8 @@ class JobRecords {
 
   // Whether the records are in the store (several processes may share it).
   bool shared() const { return shared_; }
-  // Replaces record `id` with `text`, whole (a crash leaves the old one or the new one).
+  // Replaces record `id` with `text`, whole (a crash leaves the old one or the new one). Files:
+  // after a first ForEach (Exports::Load, Imports::Load), which makes the folder.
   Status Save(const std::string& id, const std::string& text) const;
   // Every record: where it is (a path or a key, for messages) and its text. Files: creates the
   // folder if missing and deletes the temp files a crash left.

@@ -34,6 +34,9 @@ TEST_P(JobRecordsTest, SavedRecordsAreReadBackWholeAndByKind) {
   JobRecords exports(*store_, dir + "/exports", "export");
   JobRecords imports(*store_, dir + "/imports", "import");
   EXPECT_EQ(exports.shared(), store_->SharedByProcesses());
+  // As Load does first: no record yet (and the folders made).
+  EXPECT_TRUE(All(exports).empty());
+  EXPECT_TRUE(All(imports).empty());
   ASSERT_TRUE(exports.Save("1-a", "status=IN_PROGRESS\n").ok());
   ASSERT_TRUE(exports.Save("2-b", "status=COMPLETED\n").ok());
   ASSERT_TRUE(imports.Save("3-c", "status=IN_PROGRESS\n").ok());
