@@ -1,10 +1,15 @@
 // Load on the Tablestore front end through the official Node SDK (the client most users run):
-// PutRow, BatchWriteRow (100 new rows), GetRow or GetRange (10 rows) at a fixed concurrency for a bounded time. Reports ops/s,
+// PutRow (new rows; `overwrite`: over the --keys rows loaded first), BatchWriteRow (100 new
+// rows), GetRow or GetRange (10 rows) at a fixed concurrency for a bounded time. Reports ops/s,
 // latency percentiles, errors, and with --server-pid the server's CPU time per operation (the
 // steadiest figure on a shared machine; the SDK itself costs far more CPU than the server).
 //
 //   node bench/tablestore_load.mjs --endpoint http://127.0.0.1:8000 --op get \
 //        --concurrency 16 --seconds 10 [--server-pid PID] [--key K --secret S] [--indexes N]
+//
+// --had-transactions starts and aborts one local transaction on the table before the timed run,
+// so that `--op overwrite` measures what a table that has had transactions pays per write (each
+// write reads its partition key's lock record: docs/tablestore.md, "Local transactions").
 //
 // --indexes N (0-5) gives the table N global secondary indexes on the INTEGER column n (with v
 // as their attribute), so that `--op put` measures what index upkeep costs a write: each PutRow
@@ -50,6 +55,10 @@ async function one(i) {
     return call('putRow', { tableName: table, condition: ignore, primaryKey: pk(i),
       attributeColumns: [{ v: value }, { n: TableStore.Long.fromNumber(i) }] });
   }
+  if (op === 'overwrite') {  // puts over the --keys rows written before the timed run
+    return call('putRow', { tableName: table, condition: ignore, primaryKey: pk(i % keys),
+      attributeColumns: [{ v: value }, { n: TableStore.Long.fromNumber(i) }] });
+  }
   if (op === 'batchput') {  // 100 new rows per BatchWriteRow: the server's share per row grows
     const rows = [];
     for (let j = 0; j < 100; j++) {
@@ -83,6 +92,11 @@ if (op !== 'put' && op !== 'batchput') {
     }
     await call('batchWriteRow', { tables: [{ tableName: table, rows }] });
   }
+}
+if (process.argv.includes('--had-transactions')) {
+  const { transactionId } = await call('startLocalTransaction',
+    { tableName: table, primaryKey: [{ gid: TableStore.Long.fromNumber(999999) }] });
+  await call('abortTransaction', { transactionId });
 }
 const latencies = [];
 let errors = 0;

@@ -71,6 +71,10 @@ struct TablestoreSchema {
   // Whether StartLocalTransaction is allowed (CreateTable's enable_local_txn; absent means
   // true here, docs/tablestore.md "Local transactions").
   bool local_transactions = true;
+  // Set by the table's first StartLocalTransaction, never cleared: from then on every write from
+  // outside a transaction reads the lock record of its partition key (ops/local_transactions.h),
+  // a cost a table that never had a transaction does not pay.
+  bool had_transactions = false;
   // Secondary indexes, in creation order (at most 5).
   std::vector<TsIndex> indexes;
   // Indexes dropped whose rows are still to be removed (rows_id); a restart finishes it.

@@ -1,10 +1,13 @@
 #include "ops/local_transactions.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <random>
 
 #include "ops/row_batch.h"
 #include "ops/txn_errors.h"
+#include "storage/key_codec.h"
 
 namespace ttlstore::ops {
 namespace {
@@ -36,11 +39,16 @@ std::string Base64(std::string_view in) {
   return out;
 }
 
-Error OutOfScope(const Txn& txn, const model::CellValue& data) {
+Error OutOfScope(const TxnState& txn, const model::CellValue& data) {
   return TxnError(kDataOutOfRangePrefix, "Data out of scope of transaction. Transaction PartKey:" +
-                                             PartKeyText(txn.partition_cell.value) +
+                                             PartKeyText(txn.partition_value) +
                                              ". Data PartKey:" + PartKeyText(data));
 }
+
+Error SessionNotExist() { return TxnError(kSessionNotExistPrefix, kSessionNotExistMessage); }
+Error Conflict() { return TxnError(kRowOperationConflictPrefix, kRowOperationConflictMessage); }
+
+constexpr auto kLeases = storage::Family::kLeases;
 
 }  // namespace
 
@@ -57,25 +65,14 @@ std::string PartKeyText(const model::CellValue& v) {
 
 LocalTransactions::LocalTransactions(storage::Store& store, TableCatalog& catalog, RowOps& rows,
                                      const Clock& clock, TxnLimits limits)
-    : store_(store), catalog_(catalog), rows_(rows), clock_(clock), table_(limits) {}
+    : store_(store), catalog_(catalog), rows_(rows), clock_(clock), limits_(limits) {}
 
 LocalTransactions::Session::~Session() {
-  if (owner_ && txn_) owner_->Release(txn_);
-}
-
-void LocalTransactions::Release(const TxnPtr& txn) {
-  std::lock_guard lock(mu_);
-  table_.Release(txn, clock_.NowMs());
-}
-
-size_t LocalTransactions::open() const {
-  std::lock_guard lock(mu_);
-  return table_.open();
-}
-
-uint64_t LocalTransactions::expired() const {
-  std::lock_guard lock(mu_);
-  return table_.expired();
+  if (!owner_) return;
+  if (Status s = owner_->Release(*this); !s) {
+    // The transaction stays held until its hold lapses (TxnState::held_until_ms).
+    spdlog::warn("event=transaction_release_failed message=\"{}\"", s.error().message());
+  }
 }
 
 std::string LocalTransactions::NewId() {
@@ -98,9 +95,30 @@ Result<std::string> LocalTransactions::PartitionOf(const model::TableDescriptor&
   return versions::EncodeRangeBound(table.id, schema, bound);
 }
 
-Result<std::string> LocalTransactions::Start(const model::TableDescriptor& table,
-                                             const std::vector<PkCell>& key) {
-  if (!table.tablestore->local_transactions) {
+Result<TablePtr> LocalTransactions::MarkHadTransactions(TablePtr table) {
+  const uint32_t id = table->id;
+  const std::string name = table->name;
+  table.reset();  // this request must not be one of those the wait below waits for
+  auto marked = catalog_.Update(
+      name,
+      [&](model::TableDescriptor& t) -> Status {
+        if (t.id != id || !t.tablestore) {
+          return Error::ResourceNotFound("Requested table does not exist.");
+        }
+        t.tablestore->had_transactions = true;
+        return Status::Ok();
+      },
+      Front::kTablestore);
+  if (!marked) return marked.error();
+  catalog_.WaitForOlderVersions(id);
+  TablePtr now = catalog_.Find(name, Front::kTablestore);
+  if (!now || now->id != id) return Error::ResourceNotFound("Requested table does not exist.");
+  return now;
+}
+
+Result<std::string> LocalTransactions::Start(TablePtr table_ptr, const std::vector<PkCell>& key) {
+  const model::TableDescriptor& checked = *table_ptr;
+  if (!checked.tablestore->local_transactions) {
     return Error::Validation(
         "Try to call method using explicit transaction on explicit-transaction-disabled table.");
   }
@@ -112,70 +130,143 @@ Result<std::string> LocalTransactions::Start(const model::TableDescriptor& table
     return Error::Validation(std::string(versions::kInvalidPkPrefix) +
                              "Primary key schema mismatch.");
   }
+  // The key's errors before the mark.
+  if (auto checked_key = PartitionOf(checked, key); !checked_key) return checked_key.error();
+  if (!checked.tablestore->had_transactions) {
+    ASSIGN_OR_RETURN(marked, MarkHadTransactions(std::move(table_ptr)));
+    table_ptr = std::move(marked);
+  }
+  const model::TableDescriptor& table = *table_ptr;
   ASSIGN_OR_RETURN(partition, PartitionOf(table, key));
-  std::unique_lock lock(mu_);
-  const int64_t now_ms = clock_.NowMs();
-  table_.Reap(now_ms);
-  ASSIGN_OR_RETURN(txn, table_.Start(NewId(), table.id, table.name, partition, key[0], now_ms));
-  // From here writes from outside are refused; those admitted before are let finish, so that
-  // the transaction's reads see them and its commit does not overwrite them unseen. The
-  // transaction is held meanwhile so that nothing can expire it.
-  txn->busy = true;
-  outside_done_.wait(lock, [&] { return table_.OutsideWriters(partition) == 0; });
-  table_.Release(txn, clock_.NowMs());
-  return txn->id;
+  const std::string id = NewId();
+  const std::string lock_key = TxnLockKey(partition);
+  // The lock record read for update: a write from outside already under way on the partition
+  // key holds it (OutsideGuard), so this waits for it, through whichever process it runs.
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{kLeases, lock_key, /*usually_absent=*/true}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        const int64_t now_ms = clock_.NowMs();
+        if (reads[0]) {
+          // The lock's new value below replaces the old one: not deleted too.
+          ASSIGN_OR_RETURN(live, LockLive(*reads[0], lock_key, /*drop_lock=*/false, now_ms,
+                                          batch));
+          if (live) return Conflict();
+        }
+        TxnState state;
+        state.table_id = table.id;
+        state.table_name = table.name;
+        state.partition = partition;
+        state.partition_value = key[0].value;
+        state.started_ms = state.last_used_ms = now_ms;
+        batch.Put(kLeases, TxnStateKey(id), EncodeTxnState(state));
+        batch.Put(kLeases, lock_key, id);
+        return Status::Ok();
+      }));
+  return id;
 }
 
 Result<LocalTransactions::Session> LocalTransactions::Use(std::string_view id) {
   if (!WellFormedTxnId(id)) return Error::Validation("TransactionID is invalid.");
-  std::lock_guard lock(mu_);
-  const int64_t now_ms = clock_.NowMs();
-  table_.Reap(now_ms);
-  ASSIGN_OR_RETURN(txn, table_.Acquire(id, now_ms));
-  return Session(this, std::move(txn));
+  const std::string holder = NewId();
+  std::optional<TxnState> held;
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
+      {{kLeases, TxnStateKey(id)}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        if (!reads[0]) return SessionNotExist();
+        auto state = DecodeTxnState(*reads[0]);
+        if (!state) return Error::Internal("corrupt local transaction record");
+        const int64_t now_ms = clock_.NowMs();
+        // An expired one is left for whoever holds its lock to drop (Start, a write, Reap).
+        if (TxnExpired(*state, limits_, now_ms)) return SessionNotExist();
+        if (TxnHeld(*state, now_ms)) return TxnError(kSessionBusyPrefix, kSessionBusyMessage);
+        // Held until this request ends, or at most a lifetime if its process dies meanwhile.
+        state->held_until_ms = now_ms + limits_.lifetime_ms;
+        state->holder = holder;
+        batch.Put(kLeases, TxnStateKey(id), EncodeTxnState(*state));
+        held = std::move(state);
+        return Status::Ok();
+      }));
+  return Session(this, std::string(id), std::move(*held));
 }
 
-void LocalTransactions::Abort(Session session) {
-  std::lock_guard lock(mu_);
-  table_.Erase(session.txn_);
+Status LocalTransactions::CheckHeld(const Session& session,
+                                    const std::optional<std::string>& raw) const {
+  if (!raw) return SessionNotExist();
+  auto state = DecodeTxnState(*raw);
+  if (!state) return Error::Internal("corrupt local transaction record");
+  // Another holder: this request's hold lapsed and the transaction went on without it.
+  if (state->holder != session.state_.holder) return SessionNotExist();
+  return Status::Ok();
+}
+
+Status LocalTransactions::Release(Session& session) {
   session.owner_ = nullptr;
+  const std::string key = TxnStateKey(session.id_);
+  return store_.ReadModifyWrite(
+      {{kLeases, key}}, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        if (!CheckHeld(session, reads[0])) return Status::Ok();  // nothing of ours to release
+        auto state = DecodeTxnState(*reads[0]);
+        state->held_until_ms = 0;
+        state->holder.clear();
+        state->last_used_ms = std::max(state->last_used_ms, clock_.NowMs());
+        batch.Put(kLeases, key, EncodeTxnState(*state));
+        return Status::Ok();
+      });
+}
+
+Status LocalTransactions::Abort(Session session) {
+  session.owner_ = nullptr;
+  const std::string lock_key = TxnLockKey(session.state_.partition);
+  return store_.ReadModifyWrite(
+      {{kLeases, TxnStateKey(session.id_)}, {kLeases, lock_key}},
+      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        RETURN_IF_ERROR(CheckHeld(session, reads[0]));
+        StageEnd(batch, session.id_, reads[1] && *reads[1] == session.id_ ? lock_key : "");
+        return Status::Ok();
+      });
 }
 
 Status LocalTransactions::Commit(Session session) {
-  TxnPtr txn = session.txn_;
-  // Whatever happens below, the transaction ends here.
-  struct Ender {
-    LocalTransactions* self;
-    Session* session;
-    ~Ender() {
-      std::lock_guard lock(self->mu_);
-      self->table_.Erase(session->txn_);
-      session->owner_ = nullptr;
-    }
-  } ender{this, &session};
-
-  TablePtr table = catalog_.Find(txn->table_name, Front::kTablestore);
-  if (!table || table->id != txn->table_id) {
+  session.owner_ = nullptr;  // ended below whatever happens, not released
+  const std::string& id = session.id_;
+  const std::string lock_key = TxnLockKey(session.state_.partition);
+  const std::string state_key = TxnStateKey(id);
+  TablePtr table = catalog_.Find(session.state_.table_name, Front::kTablestore);
+  if (!table || table->id != session.state_.table_id) {
+    // The transaction ends; nothing is written.
+    RETURN_IF_ERROR(store_.ReadModifyWrite(
+        {{kLeases, state_key}, {kLeases, lock_key}},
+        [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+          if (!CheckHeld(session, reads[0])) return Status::Ok();
+          StageEnd(batch, id, reads[1] && *reads[1] == id ? lock_key : "");
+          return Status::Ok();
+        }));
     return Error::ResourceNotFound("Requested table does not exist.");
   }
-  if (txn->writes.empty()) return Status::Ok();
-  std::vector<std::string> keys;
-  keys.reserve(txn->writes.size());
-  for (const auto& [key, row] : txn->writes) keys.push_back(key);
-  // One read-modify-write of the rows, as RowOps::Write and the purge make them: the purge may
-  // be rewriting one of these rows (writes from outside are refused while the transaction is
-  // open).
+  // Nothing else changes the buffer while this request holds the transaction.
+  ASSIGN_OR_RETURN(writes, LoadOverlay(id));
+  std::vector<streams::RowRecord> records;
+  if (rows_.streams() && table->enabled_stream()) {
+    ASSIGN_OR_RETURN(loaded, LoadRecords(id));
+    records = std::move(loaded);
+  }
+  // One read-modify-write of the rows, as RowOps::Write and the purge make them (the purge may
+  // be rewriting one of these rows: writes from outside are refused while the transaction is
+  // open), with the transaction's state and lock: every record of it goes in the same batch.
   std::vector<storage::RmwKey> rmw_keys;
-  rmw_keys.reserve(keys.size());
-  for (const auto& key : keys) rmw_keys.push_back({storage::Family::kRows, key});
-  const int64_t now_ms = clock_.NowMs();
+  rmw_keys.reserve(writes.size() + 2);
+  for (const auto& [key, row] : writes) rmw_keys.push_back({storage::Family::kRows, key});
+  rmw_keys.push_back({kLeases, state_key});
+  rmw_keys.push_back({kLeases, lock_key});
   const auto& options = table->tablestore->options;
   uint64_t trimmed = 0;
   RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
                                                        storage::WriteBatch& batch) -> Status {
+    RETURN_IF_ERROR(CheckHeld(session, reads[writes.size()]));
+    const int64_t now_ms = clock_.NowMs();
     trimmed = 0;
     size_t i = 0;
-    for (const auto& [key, buffered] : txn->writes) {
+    for (const auto& [key, buffered] : writes) {
       ASSIGN_OR_RETURN(old, RowOps::DecodeRead(reads[i++]));
       std::optional<StoredRow> row = buffered;
       // Trimmed again under the options and the time of the commit: versions that aged out or
@@ -189,22 +280,74 @@ Status LocalTransactions::Commit(Session session) {
     }
     // The writes' stream records, in the order they were made, numbered now
     // (docs/tablestore.md); copies, as this may run again.
-    if (rows_.streams() && table->enabled_stream()) {
-      for (const auto& record : txn->stream_records) {
-        rows_.streams()->AddRowRecord(batch, *table, streams::RowRecord(record));
-      }
+    for (const auto& record : records) {
+      rows_.streams()->AddRowRecord(batch, *table, streams::RowRecord(record));
     }
+    const auto& lock = reads[writes.size() + 1];
+    StageEnd(batch, id, lock && *lock == id ? lock_key : "");
     return Status::Ok();
   }));
   rows_.NoteTrimmed(trimmed);
   return Status::Ok();
 }
 
-Status LocalTransactions::CheckInScope(const Txn& txn, const model::TableDescriptor& table,
+Result<std::optional<RowGuard>> LocalTransactions::OutsideGuard(
+    const model::TableDescriptor& table, const std::vector<PkCell>& pk) {
+  if (!table.tablestore->had_transactions) return std::optional<RowGuard>();
+  ASSIGN_OR_RETURN(partition, PartitionOf(table, pk));
+  RowGuard guard;
+  guard.key = {kLeases, TxnLockKey(partition), /*usually_absent=*/true};
+  guard.check = [this, lock_key = guard.key.key](const std::optional<std::string>& lock,
+                                                 storage::WriteBatch& batch) -> Status {
+    if (!lock) return Status::Ok();
+    ASSIGN_OR_RETURN(live, LockLive(*lock, lock_key, /*drop_lock=*/true, clock_.NowMs(), batch));
+    return live ? Status(Conflict()) : Status::Ok();
+  };
+  return std::optional<RowGuard>(std::move(guard));
+}
+
+Status LocalTransactions::CheckInScope(const TxnState& txn, const model::TableDescriptor& table,
                                        const PkCell& first) const {
-  if (table.id != txn.table_id || !(first.value == txn.partition_cell.value)) {
+  if (table.id != txn.table_id || !(first.value == txn.partition_value)) {
     return OutOfScope(txn, first.value);
   }
+  return Status::Ok();
+}
+
+Status LocalTransactions::Compute(Session& session, const model::TableDescriptor& table,
+                                  const RowChange& change, size_t bytes, RowOverlay* pending,
+                                  std::vector<streams::RowRecord>* records, StoredRow* after) {
+  const TxnState& txn = session.state_;
+  ASSIGN_OR_RETURN(key, versions::EncodeRowKey(table.id, table.tablestore->primary_key,
+                                               change.primary_key));
+  RETURN_IF_ERROR(CheckInScope(txn, table, change.primary_key[0]));
+  if (txn.bytes_written + bytes > limits_.max_bytes) {
+    return TxnError(kOutOfTransactionDataSizeLimitPrefix,
+                    "The data size of the transaction exceeds the limit: " +
+                        std::to_string(limits_.max_bytes) + " bytes.");
+  }
+  // The row as the transaction sees it: this request's earlier changes, then the buffer, then
+  // the store.
+  std::optional<StoredRow> old;
+  if (auto it = pending->find(key); it != pending->end()) {
+    old = it->second;
+  } else {
+    ASSIGN_OR_RETURN(buffered, Buffered(session.id_, key));
+    if (buffered) {
+      old = std::move(*buffered);
+    } else {
+      ASSIGN_OR_RETURN(stored, rows_.Read(key));
+      old = std::move(stored);
+    }
+  }
+  const bool streamed = rows_.streams() && table.enabled_stream();
+  std::optional<streams::RowRecord> record;
+  ASSIGN_OR_RETURN(row, rows_.Apply(table, change, old, clock_.NowMs(), nullptr,
+                                    streamed ? &record : nullptr));
+  // As outside a transaction: a write that leaves nothing where there was nothing is no record.
+  if (streamed && (old || row)) records->push_back(std::move(*record));
+  if (after) *after = row ? *row : StoredRow();
+  (*pending)[key] = std::move(row);
   return Status::Ok();
 }
 
@@ -212,54 +355,17 @@ Status LocalTransactions::Write(Session* session, const model::TableDescriptor& 
                                 const RowChange& change, size_t request_bytes, StoredRow* after,
                                 std::vector<PkCell>* written_key) {
   if (!session) {
-    // Outside any transaction: refused while one locks the partition key, and counted as under
-    // way meanwhile (Start waits for it). A key that does not encode gets RowOps' error.
-    auto partition = PartitionOf(table, change.primary_key);
-    if (!partition) return rows_.Write(table, change, after, written_key);
-    {
-      std::lock_guard lock(mu_);
-      if (table_.Locked(*partition, clock_.NowMs())) {
-        return TxnError(kRowOperationConflictPrefix, kRowOperationConflictMessage);
-      }
-      table_.AddOutsideWriter(*partition);
-    }
-    Status written = rows_.Write(table, change, after, written_key);
-    {
-      std::lock_guard lock(mu_);
-      table_.RemoveOutsideWriter(*partition);
-    }
-    outside_done_.notify_all();
-    return written;
+    // Outside any transaction: refused while one locks the partition key (the lock record is
+    // read for update with the row). A key that does not encode gets RowOps' error.
+    auto guard = OutsideGuard(table, change.primary_key);
+    if (!guard) return rows_.Write(table, change, after, written_key);
+    return rows_.Write(table, change, after, written_key, *guard ? &**guard : nullptr);
   }
-  Txn& txn = *session->txn_;
-  ASSIGN_OR_RETURN(key, versions::EncodeRowKey(table.id, table.tablestore->primary_key,
-                                               change.primary_key));
-  RETURN_IF_ERROR(CheckInScope(txn, table, change.primary_key[0]));
-  if (txn.bytes_written + request_bytes > table_.limits().max_bytes) {
-    return TxnError(kOutOfTransactionDataSizeLimitPrefix,
-                    "The data size of the transaction exceeds the limit: " +
-                        std::to_string(table_.limits().max_bytes) + " bytes.");
-  }
-  std::optional<StoredRow> old;
-  if (auto it = txn.writes.find(key); it != txn.writes.end()) {
-    old = it->second;
-  } else {
-    ASSIGN_OR_RETURN(stored, rows_.Read(key));
-    old = std::move(stored);
-  }
-  const int64_t now_ms = clock_.NowMs();
-  const bool streamed = rows_.streams() && table.enabled_stream();
-  std::optional<streams::RowRecord> record;
-  ASSIGN_OR_RETURN(row, rows_.Apply(table, change, old, now_ms, nullptr,
-                                    streamed ? &record : nullptr));
-  // As outside a transaction: a write that leaves nothing where there was nothing is no record.
-  if (streamed && (old || row)) {
-    txn.stream_records.push_back(std::move(*record));
-  }
-  txn.bytes_written += request_bytes;
-  if (after) *after = row ? *row : StoredRow();
+  RowOverlay pending;
+  std::vector<streams::RowRecord> records;
+  RETURN_IF_ERROR(Compute(*session, table, change, request_bytes, &pending, &records, after));
+  RETURN_IF_ERROR(Buffer(*session, pending, std::move(records), request_bytes));
   if (written_key) *written_key = change.primary_key;
-  txn.writes[key] = std::move(row);
   return Status::Ok();
 }
 
@@ -282,44 +388,34 @@ Status LocalTransactions::WriteAtomic(Session* session, const model::TableDescri
     }
   }
   if (!session) {
-    auto partition = PartitionOf(table, first.primary_key);
-    if (!partition) return rows_.WriteAll(table, changes, afters, failed, written_keys);
-    {
-      std::lock_guard lock(mu_);
-      if (table_.Locked(*partition, clock_.NowMs())) {
-        return TxnError(kRowOperationConflictPrefix, kRowOperationConflictMessage);
-      }
-      table_.AddOutsideWriter(*partition);
-    }
-    Status written = rows_.WriteAll(table, changes, afters, failed, written_keys);
-    {
-      std::lock_guard lock(mu_);
-      table_.RemoveOutsideWriter(*partition);
-    }
-    outside_done_.notify_all();
-    return written;
+    auto guard = OutsideGuard(table, first.primary_key);
+    if (!guard) return rows_.WriteAll(table, changes, afters, failed, written_keys);
+    return rows_.WriteAll(table, changes, afters, failed, written_keys,
+                          *guard ? &**guard : nullptr);
   }
-  // Inside a transaction: buffered one by one as Write buffers them, and put back as they were
-  // if one fails (the session is held by this request: nothing else changes the buffer).
-  Txn& txn = *session->txn_;
-  RowOverlay writes = txn.writes;
-  std::vector<streams::RowRecord> records = txn.stream_records;
-  const size_t bytes_written = txn.bytes_written;
+  // Inside a transaction: computed one by one as Write computes them, each seeing the ones
+  // before, then buffered together; nothing is buffered if one fails.
+  RowOverlay pending;
+  std::vector<streams::RowRecord> records;
+  size_t bytes = 0;
   if (afters) afters->clear();
+  const uint64_t bytes_before = session->state_.bytes_written;
   for (size_t i = 0; i < changes.size(); ++i) {
     versions::StoredRow after;
-    Status written =
-        Write(session, table, changes[i], i < request_bytes.size() ? request_bytes[i] : 0,
-              afters ? &after : nullptr);
-    if (!written) {
-      txn.writes = std::move(writes);
-      txn.stream_records = std::move(records);
-      txn.bytes_written = bytes_written;
+    const size_t row_bytes = i < request_bytes.size() ? request_bytes[i] : 0;
+    // The data limit counts the rows before this one.
+    session->state_.bytes_written = bytes_before + bytes;
+    Status computed = Compute(*session, table, changes[i], row_bytes, &pending, &records,
+                              afters ? &after : nullptr);
+    session->state_.bytes_written = bytes_before;
+    if (!computed) {
       *failed = i;
-      return written;
+      return computed;
     }
+    bytes += row_bytes;
     if (afters) afters->push_back(std::move(after));
   }
+  RETURN_IF_ERROR(Buffer(*session, pending, std::move(records), bytes));
   if (written_keys) {
     written_keys->clear();
     for (const auto& c : changes) written_keys->push_back(c.primary_key);
@@ -331,13 +427,13 @@ Result<std::optional<RowView>> LocalTransactions::Get(Session& session,
                                                       const model::TableDescriptor& table,
                                                       const std::vector<PkCell>& primary_key,
                                                       const versions::ReadSpec& spec) {
-  const Txn& txn = *session.txn_;
   ASSIGN_OR_RETURN(key, versions::EncodeRowKey(table.id, table.tablestore->primary_key,
                                                primary_key));
-  RETURN_IF_ERROR(CheckInScope(txn, table, primary_key[0]));
-  if (auto it = txn.writes.find(key); it != txn.writes.end()) {
-    if (!it->second) return std::optional<RowView>();
-    return rows_.ViewRow(table, key, *it->second, spec);
+  RETURN_IF_ERROR(CheckInScope(session.state_, table, primary_key[0]));
+  ASSIGN_OR_RETURN(buffered, Buffered(session.id_, key));
+  if (buffered) {
+    if (!*buffered) return std::optional<RowView>();
+    return rows_.ViewRow(table, key, **buffered, spec);
   }
   return rows_.Get(table, primary_key, spec);
 }
@@ -345,13 +441,13 @@ Result<std::optional<RowView>> LocalTransactions::Get(Session& session,
 Result<RangeResult> LocalTransactions::GetRange(Session& session,
                                                 const model::TableDescriptor& table,
                                                 const RangeRequest& request) {
-  const Txn& txn = *session.txn_;
   // Both bounds must hold the partition key's value in their first column (an INF_MIN or
   // INF_MAX there reaches other partition keys).
   for (const auto* bound : {&request.start, &request.end}) {
-    if (!bound->empty()) RETURN_IF_ERROR(CheckInScope(txn, table, (*bound)[0]));
+    if (!bound->empty()) RETURN_IF_ERROR(CheckInScope(session.state_, table, (*bound)[0]));
   }
-  return rows_.GetRange(table, request, &txn.writes);
+  ASSIGN_OR_RETURN(writes, LoadOverlay(session.id_));
+  return rows_.GetRange(table, request, &writes);
 }
 
 }  // namespace ttlstore::ops

@@ -227,7 +227,7 @@ Result<std::optional<StoredRow>> RowOps::Apply(const model::TableDescriptor& tab
 }
 
 Status RowOps::Write(const model::TableDescriptor& table, const RowChange& change, StoredRow* after,
-                     std::vector<PkCell>* written_key) {
+                     std::vector<PkCell>* written_key, const RowGuard* guard) {
   const auto& schema = *table.tablestore;
   const int ai = schema.AutoIncrementColumn();
   if (ai >= 0 && static_cast<size_t>(ai) < change.primary_key.size() &&
@@ -238,9 +238,11 @@ Status RowOps::Write(const model::TableDescriptor& table, const RowChange& chang
   auto key = versions::EncodeRowKey(table.id, schema.primary_key, change.primary_key);
   if (!key) return key.error();
   uint64_t trimmed = 0;
+  std::vector<storage::RmwKey> rmw_keys{{storage::Family::kRows, *key}};
+  if (guard) rmw_keys.push_back(guard->key);
   RETURN_IF_ERROR(store_.ReadModifyWrite(
-      {{storage::Family::kRows, *key}},
-      [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+      rmw_keys, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
+        if (guard) RETURN_IF_ERROR(guard->check(reads[1], batch));
         // The write's time is read with the row locked, so the versions it stamps follow the
         // order the row's writers commit in (and an INCREMENT never stamps below the version
         // it adds to: ApplyUpdate).

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <cstdint>
 #include <memory>
@@ -97,6 +98,15 @@ struct RangeResult {
 inline constexpr size_t kMaxRangeRows = 5000;
 inline constexpr size_t kMaxRangeBytes = 4u << 20;
 
+// A record a write reads for update with its rows and checks before anything is staged: the
+// partition key's lock of Tablestore local transactions (ops/local_transactions.h). `check`
+// gets the record's value (nullopt: none) and the write's batch (for cleanup it decides); an
+// error refuses the write.
+struct RowGuard {
+  storage::RmwKey key;
+  std::function<Status(const std::optional<std::string>& value, storage::WriteBatch& batch)> check;
+};
+
 class RowOps {
  public:
   RowOps(storage::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
@@ -112,9 +122,12 @@ class RowOps {
   // the row's own, the record is read, the value chosen, and the record written in the row's
   // batch. With `written_key`, a successful write leaves there the primary key as written (the
   // change's, with the generated value in place of the placeholder), for RT_PK.
+  // With `guard`, its record is read for update with the row and checked first (not for a
+  // change with the AUTO_INCREMENT placeholder: such tables have no transactions).
   Status Write(const model::TableDescriptor& table, const RowChange& change,
                versions::StoredRow* after = nullptr,
-               std::vector<versions::PkCell>* written_key = nullptr);
+               std::vector<versions::PkCell>* written_key = nullptr,
+               const RowGuard* guard = nullptr);
 
   // The row as `change` leaves it, computed from `old` (the row as stored, or as a local
   // transaction's writes left it; nullopt: no row) at `now_ms`: the allow-update (T10) and
@@ -143,9 +156,11 @@ class RowOps {
   // with the AUTO_INCREMENT placeholder gets its value as Write gives it (the partition keys'
   // `sequences` records locked first, and written in the same batch); `written_keys` (may be
   // null) gets each change's primary key as written.
+  // `guard` as Write's (a refusal fails row 0).
   Status WriteAll(const model::TableDescriptor& table, const std::vector<RowChange>& changes,
                   std::vector<versions::StoredRow>* afters, size_t* failed,
-                  std::vector<std::vector<versions::PkCell>>* written_keys = nullptr);
+                  std::vector<std::vector<versions::PkCell>>* written_keys = nullptr,
+                  const RowGuard* guard = nullptr);
 
   // The row stored under `key` (a `rows` key), or nullopt.
   Result<std::optional<versions::StoredRow>> Read(const std::string& key) const;

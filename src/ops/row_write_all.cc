@@ -12,7 +12,8 @@ namespace ttlstore::ops {
 
 Status RowOps::WriteAll(const model::TableDescriptor& table, const std::vector<RowChange>& input,
                         std::vector<versions::StoredRow>* afters, size_t* failed,
-                        std::vector<std::vector<versions::PkCell>>* written_keys) {
+                        std::vector<std::vector<versions::PkCell>>* written_keys,
+                        const RowGuard* guard) {
   const auto& schema = *table.tablestore;
   const int ai = schema.AutoIncrementColumn();
   auto has_placeholder = [&](const RowChange& c) {
@@ -45,13 +46,21 @@ Status RowOps::WriteAll(const model::TableDescriptor& table, const std::vector<R
       rmw_keys.push_back({storage::Family::kRows, std::move(*key)});
     }
   }
+  const size_t guard_index = rmw_keys.size();
+  if (guard) rmw_keys.push_back(guard->key);
   std::vector<RowChange> generated;
   uint64_t trimmed = 0;
   RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
                                                        storage::WriteBatch& batch) -> Status {
+    if (guard) {
+      if (Status s = guard->check(reads[guard_index], batch); !s) {
+        *failed = 0;
+        return s;
+      }
+    }
     const int64_t now_ms = clock_.NowMs();  // with the rows locked, as in RowOps::Write
     std::map<std::string, const std::optional<std::string>*> read_rows, read_sequences;
-    for (size_t j = 0; j < rmw_keys.size(); ++j) {
+    for (size_t j = 0; j < guard_index; ++j) {
       (rmw_keys[j].family == storage::Family::kRows ? read_rows
                                                     : read_sequences)[rmw_keys[j].key] = &reads[j];
     }

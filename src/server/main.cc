@@ -199,6 +199,7 @@ int Serve(const ServeFlags& flags) {
   lease_keeper.Want(backup::kPitrTrimLeaseUnit);
   lease_keeper.Want(ops::kPurgeLeaseUnit);
   lease_keeper.Want(ops::kTokenTrimLeaseUnit);
+  lease_keeper.Want(ops::kTxnReapLeaseUnit);
   lease_keeper.Want(ops::kTsIndexLeaseUnit);
   lease_keeper.Want(backup::kRestoreRecoveryUnit);
   // The TTL sweeper's shards, spread over the processes on the database (ttl/sweep_shards.h).
@@ -228,10 +229,17 @@ int Serve(const ServeFlags& flags) {
   ops::RowOps rows(**store, clock);
   rows.set_streams(&items.streams());  // Tablestore stream records share the DynamoDB log
   ops::RowPurger purger(**store, catalog, rows, clock, purge_counters);
-  // Local transactions live in memory only: a restart aborts every open one.
+  // Local transactions: kept in the store. A restart aborts every open one, unless other
+  // processes share the store (they may be using them).
   ops::TxnLimits txn_limits;
   txn_limits.lifetime_ms = txn_limits.idle_ms = flags.tablestore_txn_timeout_s * 1000;
   ops::LocalTransactions transactions(**store, catalog, rows, clock, txn_limits);
+  if (!(*store)->SharedByProcesses()) {
+    if (Status s = transactions.DropAll(); !s) {
+      spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+      return 1;
+    }
+  }
   // Secondary indexes' backfills and drops; resumes what a stop left at start.
   ops::TsIndexBackfill ts_index_backfill(**store, catalog, rows, &lease_keeper);
   tablestore::Services tablestore_services{catalog, rows, clock,
@@ -396,6 +404,14 @@ int Serve(const ServeFlags& flags) {
   // (backup/restore_lease.h), DeleteTables it left between their two steps are finished
   // (ops/catalog_drop.cc), and the imports and exports it ran are marked FAILED; by one process
   // at a time.
+  // Expired local transactions that no request or write met: dropped with what they buffered.
+  PeriodicThread txn_reaper;
+  txn_reaper.Start("txn-reaper", std::min<int64_t>(txn_limits.idle_ms, 5000), [&] {
+    if (!storage::MayRun(&lease_keeper, ops::kTxnReapLeaseUnit)) return;
+    if (auto r = transactions.Reap(); !r) {
+      spdlog::warn("event=transaction_reap_failed message=\"{}\"", r.error().message());
+    }
+  });
   PeriodicThread restore_recovery;
   if ((*store)->SharedByProcesses()) {
     restore_recovery.Start("restore-recovery", lease_keeper.duration_ms(), [&] {
@@ -414,6 +430,7 @@ int Serve(const ServeFlags& flags) {
   }
   http.Run();
   restore_recovery.Stop();
+  txn_reaper.Stop();
   catalog.StopRefresh();
   search_engine.Stop();
   ts_index_backfill.Stop();

@@ -101,6 +101,7 @@ enum TablestoreTag : uint64_t {
   kTsIndex = 13,            // nested TsIndexTag fields, repeated in creation order
   kTsDroppedIndexRows = 14, // varint rows id, repeated: dropped indexes' rows still to remove
   kTsSearchIndex = 15,      // search index (storage/search_index_codec.h), repeated in creation order
+  kTsHadTransactions = 16,  // varint 1, present only once a local transaction was started
 };
 
 // Fields inside a kTsIndex payload; persisted.
@@ -185,6 +186,7 @@ std::string EncodeTablestore(const model::TablestoreSchema& ts) {
   }
   if (ts.options.update_full_row) PutVarintField(&out, kTsUpdateFullRow, 1);
   if (!ts.local_transactions) PutVarintField(&out, kTsLocalTxnDisabled, 0);
+  if (ts.had_transactions) PutVarintField(&out, kTsHadTransactions, 1);
   for (const auto& ix : ts.indexes) {
     std::string p;
     PutField(&p, kTsIndexName, ix.name);
@@ -260,6 +262,10 @@ bool DecodeTablestore(std::string_view in, model::TablestoreSchema* ts) {
         ts->options.update_full_row = v != 0;
         break;
       case kTsLocalTxnDisabled: ts->local_transactions = false; break;
+      case kTsHadTransactions:
+        ok = GetVarintPayload(p, &v);
+        ts->had_transactions = v != 0;
+        break;
       case kTsIndex: ok = DecodeTsIndex(p, &ts->indexes.emplace_back()); break;
       case kTsDroppedIndexRows:
         ok = GetVarintPayload(p, &v);

@@ -93,6 +93,7 @@ struct PgStore::RmwRequest {
   size_t unwritten = 0;          // a leader's: members still running their functions
   const std::vector<RmwKey>* keys = nullptr;
   std::vector<std::string> tagged;  // space byte . key, sorted, unique
+  std::vector<std::string> usually_absent;  // those of `tagged` hinted RmwKey::usually_absent
   Phase phase = Phase::kQueued;
   RmwReads reads;
   Status status = Status::Ok();
@@ -119,6 +120,7 @@ Status PgStore::AttemptReadModifyWrite(const std::vector<RmwKey>& keys, const Rm
   for (const RmwKey& k : keys) {
     Space space = k.family ? SpaceOf(*k.family) : Space::kItems;
     me.tagged.push_back(std::string(1, static_cast<char>(space)) + k.key);
+    if (k.usually_absent) me.usually_absent.push_back(me.tagged.back());
   }
   std::sort(me.tagged.begin(), me.tagged.end());  // one locking order for everyone
   me.tagged.erase(std::unique(me.tagged.begin(), me.tagged.end()), me.tagged.end());
@@ -185,6 +187,8 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
   }
   if (!alone) ++rmw_in_flight_;
   const std::vector<std::string> tagged(taken.begin(), taken.end());
+  std::set<std::string> pre_locked;  // usually absent: their lock rows taken before the reads
+  for (RmwRequest* r : group) pre_locked.insert(r->usually_absent.begin(), r->usually_absent.end());
   lock.unlock();
 
   // Ends the group: every member done, the slot free for the first request waiting.
@@ -226,31 +230,51 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
     }
     return true;
   };
-  if (!read_for_update({{"BEGIN ISOLATION LEVEL READ COMMITTED", {}}}, tagged)) {
+  // The lock rows of absent keys (ttlstore_rmw_locks), upserted for `of`.
+  auto lock_rows = [](const std::vector<std::string>& of, PgStatement* out,
+                      std::vector<std::optional<std::string>>* params) {
+    std::vector<std::string> heads, digests;
+    for (const std::string& t : of) {
+      heads.push_back(PgKeyHead(t));
+      digests.push_back(PgKeyDigest(t));
+    }
+    *out = {"INSERT INTO ttlstore_rmw_locks (h, d, n) SELECT h, d, 0 FROM "
+            "unnest($1::bytea[], $2::bytea[]) AS l (h, d) ON CONFLICT (h, d) DO UPDATE "
+            "SET n = ttlstore_rmw_locks.n + 1",
+            {PgByteaArray(heads), PgByteaArray(digests)}, /*prepared=*/true};
+    *params = out->params;
+  };
+  std::vector<PgStatement> first{{"BEGIN ISOLATION LEVEL READ COMMITTED", {}}};
+  std::vector<std::string> locked_rows(pre_locked.begin(), pre_locked.end());
+  if (!locked_rows.empty()) {
+    // Before the reads, in the same round trip: each read is a statement of its own, so it
+    // sees every commit made before its key's lock row was granted, as below.
+    std::vector<std::optional<std::string>> unused;
+    lock_rows(locked_rows, &first.emplace_back(), &unused);
+  }
+  if (!read_for_update(std::move(first), tagged)) {
     return fail_all(PgStoreError(error, "read for update failed"),
                     error.kind == PgFailure::kRetry);
   }
   std::vector<std::string> absent;
   for (const std::string& t : tagged) {
-    if (!found.count(t)) absent.push_back(t);
+    if (!found.count(t) && !pre_locked.count(t)) absent.push_back(t);
   }
-  std::vector<std::optional<std::string>> lock_params;  // the absent keys' heads and digests
   if (!absent.empty()) {
-    std::vector<std::string> heads, digests;
-    for (const std::string& t : absent) {
-      heads.push_back(PgKeyHead(t));
-      digests.push_back(PgKeyDigest(t));
-    }
-    std::vector<PgStatement> locks;
-    locks.push_back({"INSERT INTO ttlstore_rmw_locks (h, d, n) SELECT h, d, 0 FROM "
-                     "unnest($1::bytea[], $2::bytea[]) AS l (h, d) ON CONFLICT (h, d) DO UPDATE "
-                     "SET n = ttlstore_rmw_locks.n + 1",
-                     {PgByteaArray(heads), PgByteaArray(digests)}, /*prepared=*/true});
-    lock_params = locks[0].params;
+    std::vector<PgStatement> locks(1);
+    std::vector<std::optional<std::string>> unused;
+    lock_rows(absent, &locks[0], &unused);
     if (!read_for_update(std::move(locks), absent)) {
       return fail_all(PgStoreError(error, "read for update failed"),
                       error.kind == PgFailure::kRetry);
     }
+  }
+  // The lock rows this transaction took, deleted by its commit.
+  locked_rows.insert(locked_rows.end(), absent.begin(), absent.end());
+  std::vector<std::optional<std::string>> lock_params;
+  if (!locked_rows.empty()) {
+    PgStatement unused;
+    lock_rows(locked_rows, &unused, &lock_params);
   }
 
   // Each member's reads; then each runs its function (this thread runs its own).
@@ -303,7 +327,7 @@ void PgStore::LeadRmwGroup(std::unique_lock<std::mutex>& lock, RmwRequest* me,
   // The members' sequenced writes: their heads are locked last, once every member has decided
   // (a head is held for the commit's round trip only), and resolved in one run.
   bool ok = sequenced.empty() || ResolveSequencedHeads(**lease, {}, sequenced, &second, &error);
-  if (!absent.empty()) {
+  if (!locked_rows.empty()) {
     second.push_back({"DELETE FROM ttlstore_rmw_locks WHERE (h, d) IN (SELECT h, d FROM "
                       "unnest($1::bytea[], $2::bytea[]) AS l (h, d))",
                       std::move(lock_params), /*prepared=*/true});

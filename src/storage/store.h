@@ -174,6 +174,10 @@ class WriteBatch {
 struct RmwKey {
   std::optional<Family> family;  // nullopt: the items family
   std::string key;
+  // A hint: the key is almost always absent (a lock record). PostgreSQL then takes the lock
+  // row an absent key needs before it reads, in the first round trip, instead of a second one
+  // after (docs/storage.md, "Read-modify-write"). Same guarantees either way.
+  bool usually_absent = false;
 };
 
 // What a read-modify-write function gets: reads[i] is the value stored under keys[i], or

@@ -52,7 +52,7 @@ Result<std::string> StartLocalTransaction(const Services& s, std::string_view bo
   ASSIGN_OR_RETURN(table, FindTable(s, req.table_name()));
   ASSIGN_OR_RETURN(row, DecodeRow(req.key()));
   ASSIGN_OR_RETURN(key, PrimaryKeyOf(row));
-  ASSIGN_OR_RETURN(id, s.transactions->Start(*table, key));
+  ASSIGN_OR_RETURN(id, s.transactions->Start(std::move(table), key));
   pb::StartLocalTransactionResponse resp;
   resp.set_transaction_id(id);
   return Serialize(resp);
@@ -70,7 +70,7 @@ Result<std::string> AbortTransaction(const Services& s, std::string_view body) {
   pb::AbortTransactionRequest req;
   RETURN_IF_ERROR(ParseMessage(body, &req));
   ASSIGN_OR_RETURN(session, UseNamed(s, req.transaction_id()));
-  s.transactions->Abort(std::move(session));
+  RETURN_IF_ERROR(s.transactions->Abort(std::move(session)));
   pb::AbortTransactionResponse resp;
   resp.set_transaction_id(req.transaction_id());  // see tablestore.proto
   return Serialize(resp);

@@ -5,6 +5,10 @@
 // process would let two clients at different processes apply against the same old value (the
 // storage's read-modify-write locks the key in the database: docs/storage.md).
 //
+// A local transaction started through one process is written, read and committed through the
+// others, and locks its partition key for writes through all of them; read-modify-writes inside
+// transactions and INCREMENTs outside them, spread over the three processes, add up exactly.
+//
 // And a secondary index's backfill (a lease unit, `tablestore/indexes`: ops/ts_index_backfill.h)
 // left by a process killed while it ran is finished by another once the lease lapses: every
 // table row in the index.
@@ -101,6 +105,75 @@ describe('tablestore rows through three processes on one PostgreSQL', { skip: E2
     for (const client of clients) assert.equal(await readCounter(client, 'cond'), acknowledged);
     console.log(`acknowledged=${acknowledged} condition_failures=${failedConditions}`);
     assert.ok(failedConditions > 0, 'the clients never raced');
+  });
+  it('a local transaction is used and committed through every process, and locks them all', async () => {
+    const clients = servers.map((s) => s.client());
+    const key = [{ pk: 'txn-one' }];
+    const put = (client, n, transactionId) => client.putRow({
+      tableName: table, condition: condition('IGNORE'), primaryKey: key,
+      attributeColumns: [{ n: Long.fromNumber(n) }], transactionId,
+    });
+    await put(clients[0], 1);
+    const { transactionId } = await clients[0].startLocalTransaction({ tableName: table, primaryKey: key });
+    await put(clients[1], 2, transactionId);
+    const inside = await clients[2].getRow({ tableName: table, primaryKey: key, maxVersions: 1, transactionId });
+    assert.equal(num(inside.row.attributes[0].columnValue), 2);
+    for (const client of clients) {
+      assert.equal(await readCounter(client, 'txn-one'), 1);  // not before the commit
+      await assert.rejects(put(client, 3), (e) => /OTSRowOperationConflict/.test(`${e.code} ${e.message}`));
+    }
+    await clients[1].commitTransaction({ transactionId });
+    await assert.rejects(clients[2].abortTransaction({ transactionId }),
+      (e) => /OTSSessionNotExist/.test(`${e.code} ${e.message}`));
+    for (const client of clients) assert.equal(await readCounter(client, 'txn-one'), 2);
+    await put(clients[2], 4);
+  });
+
+  it('read-modify-writes in transactions and INCREMENTs outside, through every process, add up', async () => {
+    const clients = servers.map((s) => s.client());
+    const pk = 'txn-hot';
+    const key = [{ pk }];
+    await clients[0].putRow({ tableName: table, condition: condition('IGNORE'), primaryKey: key,
+      attributeColumns: [{ n: Long.fromNumber(0) }] });
+    const conflict = (e) => /OTSRowOperationConflict/.test(`${e.code} ${e.message}`);
+    let acknowledged = 0;
+    let inTransactions = 0;
+    let refused = 0;
+    await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
+      let done = 0;
+      let turn = c;
+      while (done < PER_CLIENT / 2) {
+        turn += 1;
+        try {
+          if (c % 2 === 0) {
+            await clients[turn % PROCESSES].updateRow({
+              tableName: table, condition: condition(), primaryKey: key,
+              updateOfAttributeColumns: [{ INCREMENT: [{ n: Long.fromNumber(1) }] }],
+            });
+          } else {
+            // Started, read, written and committed through three different processes.
+            const { transactionId } = await clients[turn % PROCESSES]
+              .startLocalTransaction({ tableName: table, primaryKey: key });
+            const r = await clients[(turn + 1) % PROCESSES]
+              .getRow({ tableName: table, primaryKey: key, maxVersions: 1, transactionId });
+            const old = num(r.row.attributes[0].columnValue);
+            await clients[(turn + 2) % PROCESSES].putRow({ tableName: table, condition: condition('IGNORE'),
+              primaryKey: key, attributeColumns: [{ n: Long.fromNumber(old + 1) }], transactionId });
+            await clients[turn % PROCESSES].commitTransaction({ transactionId });
+            inTransactions += 1;
+          }
+        } catch (e) {
+          assert.ok(conflict(e), `${e.code} ${e.message}`);
+          refused += 1;
+          continue;
+        }
+        done += 1;
+        acknowledged += 1;
+      }
+    }));
+    for (const client of clients) assert.equal(await readCounter(client, pk), acknowledged);
+    console.log(`local transactions through ${PROCESSES} processes: ${acknowledged} increments, ` +
+      `${inTransactions} in transactions, ${refused} refused while locked`);
   });
 });
 

@@ -1,38 +1,35 @@
-// LocalTransactions over a real Store with a fake clock: reads inside see the transaction's own
-// writes (GetRow and GetRange, forward and backward, deletes included), nothing is visible
-// outside before the commit, the commit writes everything at once, abort and expiry discard
-// everything, the partition key is locked for writes from outside, and rows out of scope are
-// refused (ops/local_transactions.h).
+// LocalTransactions over a real Store (each backend: store_fixture.h) with a fake clock: reads
+// inside see the transaction's own writes (GetRow and GetRange, forward and backward, deletes
+// included), nothing is visible outside before the commit, the commit writes everything at once,
+// abort and expiry discard everything and leave no record behind, the partition key is locked
+// for writes from outside, and rows out of scope are refused (ops/local_transactions.h).
+// Several processes on one store: txn_processes_test.cc.
 #include "ops/local_transactions.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 
 #include "ops/table_ops.h"
 #include "ops/txn_errors.h"
+#include "storage/key_codec.h"
+#include "store_fixture.h"
+#include "txn_test_rows.h"
 
 namespace ttlstore::ops {
 namespace {
 
 using model::CellValue;
 using versions::PkCell;
+using namespace txn_test;  // NOLINT: the tests' rows
 
 constexpr int64_t kNow = 1'700'000'000'000;
 
-class LocalTxnTest : public ::testing::Test {
+class LocalTxnTest : public storage::StoreFixture {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ttlstore_local_txn_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    storage::StoreOptions options;
-    options.path = dir_.string();
-    auto s = storage::Store::Open(options);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    store_ = std::move(*s);
+    StoreFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     catalog_ = std::make_unique<TableCatalog>(*store_, clock_);
     ASSERT_TRUE(catalog_->Load().ok());
     rows_ = std::make_unique<RowOps>(*store_, clock_);
@@ -41,42 +38,28 @@ class LocalTxnTest : public ::testing::Test {
     limits.idle_ms = 60000;
     limits.max_bytes = 1000;
     txns_ = std::make_unique<LocalTransactions>(*store_, *catalog_, *rows_, clock_, limits);
-    model::TableDescriptor spec;
-    spec.name = "txn";
-    spec.key.hash = {"pk1", model::ValueType::kS};
-    spec.tablestore.emplace();
-    spec.tablestore->primary_key = {{"pk1", model::PkType::kString},
-                                    {"pk2", model::PkType::kInteger}};
-    spec.tablestore->options.max_versions = 1;
-    ASSERT_TRUE(catalog_->Create(spec).ok());
+    ASSERT_TRUE(catalog_->Create(TxnTableSpec()).ok());
   }
   void TearDown() override {
     txns_.reset();
     rows_.reset();
     catalog_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
+    StoreFixture::TearDown();
+  }
+
+  // The records of local transactions left in the store (ops/txn_state.h).
+  size_t TxnRecords() {
+    const std::string prefix(kTxnPrefix);
+    auto it = store_->ScanFamily(storage::Family::kLeases, prefix,
+                                 storage::PrefixSuccessor(prefix), false, nullptr);
+    size_t n = 0;
+    for (; it->Valid(); it->Next()) ++n;
+    return n;
   }
 
   TablePtr Table() { return catalog_->Find("txn", Front::kTablestore); }
-  static std::vector<PkCell> Pk(const std::string& p, int64_t n) {
-    return {{"pk1", CellValue::String(p)}, {"pk2", CellValue::Integer(n)}};
-  }
-  static RowChange Put(const std::string& p, int64_t n, int64_t v) {
-    RowChange c;
-    c.kind = RowChange::Kind::kPut;
-    c.primary_key = Pk(p, n);
-    c.cells.push_back({CellChange::Kind::kPut, "v", CellValue::Integer(v), std::nullopt});
-    return c;
-  }
-  static RowChange Delete(const std::string& p, int64_t n) {
-    RowChange c;
-    c.kind = RowChange::Kind::kDelete;
-    c.primary_key = Pk(p, n);
-    return c;
-  }
   std::string Start(const std::string& p) {
-    auto id = txns_->Start(*Table(), {{"pk1", CellValue::String(p)}});
+    auto id = txns_->Start(Table(), {{"pk1", CellValue::String(p)}});
     EXPECT_TRUE(id.ok()) << id.error().message();
     return id.ok() ? *id : std::string();
   }
@@ -126,15 +109,13 @@ class LocalTxnTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
   FakeClock clock_{kNow};
-  std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TableCatalog> catalog_;
   std::unique_ptr<RowOps> rows_;
   std::unique_ptr<LocalTransactions> txns_;
 };
 
-TEST_F(LocalTxnTest, WritesAreSeenInsideAndOnlyAfterCommitOutside) {
+TEST_P(LocalTxnTest, WritesAreSeenInsideAndOnlyAfterCommitOutside) {
   ASSERT_TRUE(WriteOutside(Put("a", 1, 10)).ok());
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 1, 11)).ok());
@@ -143,19 +124,21 @@ TEST_F(LocalTxnTest, WritesAreSeenInsideAndOnlyAfterCommitOutside) {
   EXPECT_EQ(Read("a", 2, id), 20);
   EXPECT_EQ(Read("a", 1), 10);
   EXPECT_EQ(Read("a", 2), -1);
+  EXPECT_EQ(txns_->open(), 1u);
   ASSERT_TRUE(txns_->Commit(Use(id)).ok());
   EXPECT_EQ(Read("a", 1), 11);
   EXPECT_EQ(Read("a", 2), 20);
   EXPECT_EQ(txns_->open(), 0u);
+  EXPECT_EQ(TxnRecords(), 0u);  // state, lock and buffered rows went with the commit
 }
 
-TEST_F(LocalTxnTest, AbortDiscardsEveryWrite) {
+TEST_P(LocalTxnTest, AbortDiscardsEveryWrite) {
   ASSERT_TRUE(WriteOutside(Put("a", 1, 10)).ok());
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 2, 20)).ok());
   ASSERT_TRUE(WriteIn(id, Delete("a", 1)).ok());
   EXPECT_EQ(Read("a", 1, id), -1);
-  txns_->Abort(Use(id));
+  ASSERT_TRUE(txns_->Abort(Use(id)).ok());
   EXPECT_EQ(Read("a", 1), 10);
   EXPECT_EQ(Read("a", 2), -1);
   auto gone = txns_->Use(id);
@@ -163,7 +146,7 @@ TEST_F(LocalTxnTest, AbortDiscardsEveryWrite) {
   EXPECT_EQ(gone.error().message(), std::string(kSessionNotExistPrefix) + kSessionNotExistMessage);
 }
 
-TEST_F(LocalTxnTest, GetRangeMergesTheTransactionsWritesBothWays) {
+TEST_P(LocalTxnTest, GetRangeMergesTheTransactionsWritesBothWays) {
   for (int64_t n : {1, 3, 5}) ASSERT_TRUE(WriteOutside(Put("a", n, n)).ok());
   ASSERT_TRUE(WriteOutside(Put("b", 1, 1)).ok());
   std::string id = Start("a");
@@ -182,7 +165,7 @@ TEST_F(LocalTxnTest, GetRangeMergesTheTransactionsWritesBothWays) {
   EXPECT_EQ(Range("b", false), (std::vector<int64_t>{1}));
 }
 
-TEST_F(LocalTxnTest, GetRangePagesThroughTheMergedRows) {
+TEST_P(LocalTxnTest, GetRangePagesThroughTheMergedRows) {
   for (int64_t n : {1, 3, 5}) ASSERT_TRUE(WriteOutside(Put("a", n, n)).ok());
   std::string id = Start("a");
   for (int64_t n : {2, 4}) ASSERT_TRUE(WriteIn(id, Put("a", n, n)).ok());
@@ -202,21 +185,21 @@ TEST_F(LocalTxnTest, GetRangePagesThroughTheMergedRows) {
   EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 3, 4, 5}));
 }
 
-TEST_F(LocalTxnTest, WritesFromOutsideThePartitionKeyAreRefusedWhileItIsLocked) {
+TEST_P(LocalTxnTest, WritesFromOutsideThePartitionKeyAreRefusedWhileItIsLocked) {
   std::string id = Start("a");
   Status refused = WriteOutside(Put("a", 1, 1));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message(),
             std::string(kRowOperationConflictPrefix) + kRowOperationConflictMessage);
   EXPECT_TRUE(WriteOutside(Put("b", 1, 1)).ok());  // another partition key
-  auto second = txns_->Start(*Table(), {{"pk1", CellValue::String("a")}});
+  auto second = txns_->Start(Table(), {{"pk1", CellValue::String("a")}});
   ASSERT_FALSE(second.ok());
   EXPECT_TRUE(second.error().message().starts_with(kRowOperationConflictPrefix));
   ASSERT_TRUE(txns_->Commit(Use(id)).ok());
   EXPECT_TRUE(WriteOutside(Put("a", 1, 1)).ok());
 }
 
-TEST_F(LocalTxnTest, RowsOutOfScopeAreRefused) {
+TEST_P(LocalTxnTest, RowsOutOfScopeAreRefused) {
   std::string id = Start("a");
   Status write = WriteIn(id, Put("b", 1, 1));
   ASSERT_FALSE(write.ok());
@@ -235,7 +218,7 @@ TEST_F(LocalTxnTest, RowsOutOfScopeAreRefused) {
   EXPECT_TRUE(range.error().message().ends_with("Data PartKey:b"));
 }
 
-TEST_F(LocalTxnTest, AnExpiredTransactionIsAbortedAndItsPartitionKeyFreed) {
+TEST_P(LocalTxnTest, AnExpiredTransactionIsAbortedAndItsPartitionKeyFreed) {
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 1, 1)).ok());
   clock_.Advance(60000);
@@ -243,26 +226,84 @@ TEST_F(LocalTxnTest, AnExpiredTransactionIsAbortedAndItsPartitionKeyFreed) {
   ASSERT_FALSE(gone.ok());
   EXPECT_TRUE(gone.error().message().starts_with(kSessionNotExistPrefix));
   EXPECT_EQ(Read("a", 1), -1);
-  EXPECT_TRUE(WriteOutside(Put("a", 2, 2)).ok());
+  EXPECT_TRUE(WriteOutside(Put("a", 2, 2)).ok());  // drops it, with what it buffered
   EXPECT_EQ(txns_->expired(), 1u);
+  EXPECT_EQ(TxnRecords(), 0u);
 }
 
-TEST_F(LocalTxnTest, StartRefusesKeysOfMoreThanOneColumnAndDisabledTables) {
-  auto two = txns_->Start(*Table(), Pk("a", 1));
+TEST_P(LocalTxnTest, ReapDropsExpiredTransactionsThatNothingMet) {
+  std::string held = Start("a");
+  std::string idle = Start("b");
+  std::string fresh;
+  ASSERT_TRUE(WriteIn(idle, Put("b", 1, 1)).ok());
+  clock_.Advance(2000);
+  {
+    auto session = Use(held);  // a request under way holds it past its lifetime
+    clock_.Advance(28000);
+    fresh = Start("c");
+    clock_.Advance(31000);
+    auto reaped = txns_->Reap();
+    ASSERT_TRUE(reaped.ok());
+    EXPECT_EQ(*reaped, 1u);  // "b" only: "a" is held, "c" is 31 s old
+    ASSERT_TRUE(txns_->Write(&session, *Table(), Put("a", 1, 1), 10, nullptr).ok());
+  }
+  EXPECT_EQ(Read("b", 1), -1);
+  EXPECT_TRUE(WriteOutside(Put("b", 2, 2)).ok());
+  auto reaped = txns_->Reap();
+  ASSERT_TRUE(reaped.ok());
+  EXPECT_EQ(*reaped, 1u);  // "a", now that its request ended
+  EXPECT_EQ(txns_->open(), 1u);
+  ASSERT_TRUE(txns_->Commit(Use(fresh)).ok());
+  EXPECT_EQ(TxnRecords(), 0u);
+}
+
+TEST_P(LocalTxnTest, ASecondRequestMeanwhileIsBusyAndDropAllEndsEverything) {
+  std::string id = Start("a");
+  {
+    auto session = Use(id);
+    auto busy = txns_->Use(id);
+    ASSERT_FALSE(busy.ok());
+    EXPECT_TRUE(busy.error().message().starts_with(kSessionBusyPrefix));
+  }
+  ASSERT_TRUE(WriteIn(id, Put("a", 1, 1)).ok());  // released: usable again
+  ASSERT_TRUE(txns_->DropAll().ok());
+  auto gone = txns_->Use(id);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(gone.error().message().starts_with(kSessionNotExistPrefix));
+  EXPECT_TRUE(WriteOutside(Put("a", 2, 2)).ok());
+  EXPECT_EQ(TxnRecords(), 0u);
+}
+
+TEST_P(LocalTxnTest, TheFirstStartMarksTheTableAndOnlyThenDoWritesReadTheLock) {
+  EXPECT_FALSE(Table()->tablestore->had_transactions);
+  EXPECT_TRUE(WriteOutside(Put("a", 1, 1)).ok());
+  EXPECT_EQ(TxnRecords(), 0u);
+  std::string id = Start("a");
+  EXPECT_TRUE(Table()->tablestore->had_transactions);
+  TableCatalog reloaded(*store_, clock_);  // kept in the stored descriptor
+  ASSERT_TRUE(reloaded.Load().ok());
+  EXPECT_TRUE(reloaded.Find("txn", Front::kTablestore)->tablestore->had_transactions);
+  ASSERT_TRUE(txns_->Abort(Use(id)).ok());
+  id = Start("a");  // the second Start changes no descriptor
+  ASSERT_TRUE(txns_->Commit(Use(id)).ok());
+}
+
+TEST_P(LocalTxnTest, StartRefusesKeysOfMoreThanOneColumnAndDisabledTables) {
+  auto two = txns_->Start(Table(), Pk("a", 1));
   ASSERT_FALSE(two.ok());
   EXPECT_EQ(two.error().message(), "StartLocalTransaction support only one primary key.");
-  auto wrong_type = txns_->Start(*Table(), {{"pk1", CellValue::Integer(1)}});
+  auto wrong_type = txns_->Start(Table(), {{"pk1", CellValue::Integer(1)}});
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_TRUE(wrong_type.error().message().starts_with(versions::kInvalidPkPrefix));
-  auto disabled = *Table();
-  disabled.tablestore->local_transactions = false;
+  auto disabled = std::make_shared<model::TableDescriptor>(*Table());
+  disabled->tablestore->local_transactions = false;
   auto refused = txns_->Start(disabled, {{"pk1", CellValue::String("a")}});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message(),
             "Try to call method using explicit transaction on explicit-transaction-disabled table.");
 }
 
-TEST_F(LocalTxnTest, TheTransactionsDataIsLimited) {
+TEST_P(LocalTxnTest, TheTransactionsDataIsLimited) {
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 1, 1), 600).ok());
   Status over = WriteIn(id, Put("a", 2, 2), 600);
@@ -274,7 +315,7 @@ TEST_F(LocalTxnTest, TheTransactionsDataIsLimited) {
   EXPECT_EQ(Read("a", 2), -1);
 }
 
-TEST_F(LocalTxnTest, ConditionsSeeTheTransactionsOwnWrites) {
+TEST_P(LocalTxnTest, ConditionsSeeTheTransactionsOwnWrites) {
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 1, 1)).ok());
   RowChange again = Put("a", 1, 2);
@@ -288,7 +329,7 @@ TEST_F(LocalTxnTest, ConditionsSeeTheTransactionsOwnWrites) {
   EXPECT_EQ(Read("a", 1), 2);
 }
 
-TEST_F(LocalTxnTest, CommitOfATransactionWhoseTableWasDeletedWritesNothing) {
+TEST_P(LocalTxnTest, CommitOfATransactionWhoseTableWasDeletedWritesNothing) {
   std::string id = Start("a");
   ASSERT_TRUE(WriteIn(id, Put("a", 1, 1)).ok());
   ASSERT_TRUE(catalog_->Delete("txn", Front::kTablestore).ok());
@@ -298,7 +339,7 @@ TEST_F(LocalTxnTest, CommitOfATransactionWhoseTableWasDeletedWritesNothing) {
   EXPECT_EQ(txns_->open(), 0u);
 }
 
-TEST_F(LocalTxnTest, AtomicBatchesAreOnePartitionKeyAllOrNone) {
+TEST_P(LocalTxnTest, AtomicBatchesAreOnePartitionKeyAllOrNone) {
   std::vector<size_t> bytes(3, 10);
   size_t failed = 99;
   // Rows of two partition keys: the service's message, naming the first and the first other.
@@ -345,6 +386,9 @@ TEST_F(LocalTxnTest, AtomicBatchesAreOnePartitionKeyAllOrNone) {
   EXPECT_EQ(Read("a", 6), 6);
   EXPECT_EQ(Read("a", 7), 7);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, LocalTxnTest, ::testing::Values("rocksdb", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ttlstore::ops

@@ -99,6 +99,54 @@ TEST_P(StoreRmwTest, IncrementsOfHotKeysFromManyWritersAddUpExactly) {
   }
 }
 
+// A key hinted usually absent (RmwKey::usually_absent; PostgreSQL locks it before reading) is
+// held as any other: writers through several stores claim it when absent and release it
+// (delete) when present, so the committed claims and releases alternate: never two claims in a
+// row, whichever store they went through, and the key ends present exactly when one claim is
+// unreleased. Half the writers also hint a present key (a counter they raise), which must be
+// locked all the same.
+TEST_P(StoreRmwTest, AKeyHintedUsuallyAbsentIsHeldAsAnyOther) {
+  constexpr int kThreads = 6, kRounds = 60;
+  std::vector<std::unique_ptr<Store>> own;
+  std::vector<Store*> stores;
+  for (int t = 0; t < kThreads; ++t) stores.push_back(WriterStore(own));
+  std::atomic<int> failures{0};
+  std::atomic<int64_t> claims{0}, releases{0}, raised{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        std::vector<RmwKey> keys = {{Family::kLeases, "claim", /*usually_absent=*/true},
+                                    {Family::kLeases, "raised", /*usually_absent=*/t % 2 == 0}};
+        bool claimed = false;
+        Status s = stores[t]->ReadModifyWrite(keys, [&](const RmwReads& reads, WriteBatch& b) {
+          claimed = !reads[0];
+          if (claimed) {
+            b.Put(Family::kLeases, "claim", std::to_string(t));
+          } else {
+            b.Delete(Family::kLeases, "claim");
+          }
+          b.Put(Family::kLeases, "raised", Counter(CounterOf(reads[1]) + 1));
+          return Status::Ok();
+        });
+        if (!s.ok()) {
+          ++failures;
+          continue;
+        }
+        ++(claimed ? claims : releases);
+        ++raised;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(failures.load(), 0);
+  auto claim = store_->Get(Family::kLeases, "claim");
+  auto counter = store_->Get(Family::kLeases, "raised");
+  ASSERT_TRUE(claim.ok() && counter.ok());
+  EXPECT_EQ(claims.load() - releases.load(), claim->has_value() ? 1 : 0);
+  EXPECT_EQ(static_cast<int64_t>(CounterOf(*counter)), raised.load());
+}
+
 TEST_P(StoreRmwTest, AFailedFunctionWritesNothingAndAnEmptyBatchCommitsNothing) {
   std::string key = HotKey(0);
   Status s = store_->ReadModifyWrite({{std::nullopt, key}}, [&](const RmwReads& reads,
