@@ -481,7 +481,14 @@ Result<BackupRecord> Backups::Delete(const std::string& backup_arn) {
   std::lock_guard lock(mu_);
   auto it = FindLocked(backup_arn);
   if (it == backups_.end()) return BackupNotFound(backup_arn);
-  if (restoring_.count(backup_arn)) {
+  // Restores through this process, then through others (their leases, with a keeper).
+  bool in_use = restoring_.count(backup_arn) > 0;
+  if (!in_use && keeper_) {
+    ASSIGN_OR_RETURN(reads, storage::ListLeases(store_, BackupReadLeasePrefix(backup_arn)));
+    const int64_t now_ms = clock_.NowMs();
+    for (const auto& [unit, lease] : reads) in_use = in_use || lease.LiveAt(now_ms);
+  }
+  if (in_use) {
     return Error(ErrorCode::kBackupInUse,
                  "Backup is being used to restore a table: " + backup_arn);
   }
@@ -506,6 +513,9 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   // Held until the restore's thread ends: another process starting meanwhile leaves the table.
   auto lease = std::make_shared<RestoreLease>(keeper_, target);
   if (!lease->held()) return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + target);
+  // And the backup's, for DeleteBackup through any process (BackupInUseException).
+  auto reading = std::make_shared<JobLease>(keeper_, BackupReadLeasePrefix(backup_arn) + target);
+  if (!reading->held()) return Error(ErrorCode::kTableAlreadyExists, "Table already exists: " + target);
   auto created = catalog_.Create(std::move(spec));
   if (!created) {
     if (created.error().code() == ErrorCode::kResourceInUse) {
@@ -516,7 +526,7 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
   ops::TablePtr table = *created;
   std::lock_guard lock(mu_);
   ++restoring_[backup_arn];
-  restores_.emplace_back("restore", [this, table, backup_arn, path = backup.path, lease,
+  restores_.emplace_back("restore", [this, table, backup_arn, path = backup.path, lease, reading,
                           reader = std::shared_ptr<BackupReader>(std::move(reader))]() mutable {
     // An outage of the storage (a database restarting or failing over) restarts the restore
     // from the file's first record: writing an item again is harmless.
@@ -547,6 +557,7 @@ Result<ops::TablePtr> Backups::StartRestore(const std::string& backup_arn,
       (void)catalog_.Delete(table->name);
     }
     lease.reset();  // done (or stopping: then the next start drops the partial table)
+    reading.reset();
     std::lock_guard done_lock(mu_);
     if (--restoring_[backup_arn] == 0) restoring_.erase(backup_arn);
   });

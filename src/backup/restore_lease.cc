@@ -18,6 +18,10 @@ bool JobUnderWay(const storage::LeaseKeeper* keeper, const std::string& unit) {
   return *held;
 }
 
+std::string BackupReadLeasePrefix(const std::string& backup_arn) {
+  return "backup-read/" + backup_arn.substr(backup_arn.rfind('/') + 1) + "/";
+}
+
 bool RestoreUnderWay(const storage::LeaseKeeper* keeper, const std::string& table_name) {
   return JobUnderWay(keeper, RestoreLeaseUnit(table_name));
 }

@@ -42,6 +42,11 @@ class JobLease {
 // that cannot be read: the safe answer leaves the job alone).
 bool JobUnderWay(const storage::LeaseKeeper* keeper, const std::string& unit);
 
+// The leases of restores reading one backup file: `backup-read/<backup id>/<target table>`, held
+// by each such restore until its thread ends, so that DeleteBackup through any process answers
+// BackupInUseException meanwhile. The prefix for `backup_arn` (a unit adds the target's name).
+std::string BackupReadLeasePrefix(const std::string& backup_arn);
+
 // A restore's or an import's: unit RestoreLeaseUnit(table_name).
 class RestoreLease : public JobLease {
  public:

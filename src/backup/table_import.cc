@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "backup/backups.h"
 #include "backup/record_file.h"
@@ -72,6 +74,10 @@ std::vector<std::pair<std::string, std::string>> ListObjects(const fs::path& buc
 }
 
 }  // namespace
+
+std::string ImportTokenLeaseUnit(const std::string& client_token) {
+  return "import-token/" + client_token;
+}
 
 std::string EncodeImportRecord(const ImportRecord& r) {
   std::ostringstream o;
@@ -228,6 +234,24 @@ Status Imports::FailAbandonedLocked() {
 
 Result<ImportRecord> Imports::Start(ImportSpec spec, model::TableDescriptor table,
                                     const std::string& table_arn) {
+  // With records in the database, one ClientToken's imports go one at a time through every
+  // process: the token's lease is held from before its records are read until the new record
+  // is saved, so a replay sent to another process at the same moment waits for it and gets
+  // that import back, as in one process (where mu_ orders them).
+  std::optional<JobLease> token_lease;
+  if (job_records_.shared() && keeper_ && !spec.client_token.empty()) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      token_lease.emplace(keeper_, ImportTokenLeaseUnit(spec.client_token));
+      if (token_lease->held()) break;
+      token_lease.reset();
+      if (std::chrono::steady_clock::now() > give_up) {
+        return Error(ErrorCode::kResourceInUse,
+                     "Another import with this ClientToken is starting; try again.");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   const int64_t now = clock_.NowMs();
   std::lock_guard lock(mu_);
   if (job_records_.shared()) RETURN_IF_ERROR(ReloadLocked());

@@ -80,6 +80,9 @@ struct ImportRecord {
 // Turns one DYNAMODB_JSON line into an item (api/ owns JSON); errors name what is wrong.
 using JsonLineDecoder = std::function<Result<model::Item>(std::string_view line)>;
 
+// The lease that orders one ClientToken's ImportTable calls through several processes.
+std::string ImportTokenLeaseUnit(const std::string& client_token);
+
 class Imports {
  public:
   Imports(storage::Store& store, ops::TableCatalog& catalog, ops::ItemOps& items,

@@ -262,6 +262,34 @@ def test_exports_and_imports_are_seen_through_every_process(pg, tmp_path):
             "the import done")
         assert done["ImportStatus"] == "COMPLETED" and done["ImportedItemCount"] == ITEMS
         assert [i["ImportArn"] for i in c2.list_imports()["ImportSummaryList"]] == [imported]
+        # One ClientToken sent through both processes at the same moment: one import, both
+        # answered with it (the token's lease orders them: src/backup/table_import.cc).
+        source = {"S3Bucket": "exports",
+                  "S3KeyPrefix": described["ExportManifest"].rsplit("/", 1)[0] + "/data/"}
+        for round_ in range(3):
+            token = f"import-race-{round_}-{time.monotonic_ns()}"
+            barrier = threading.Barrier(2)
+            raced: list[str] = []
+
+            def replay_import(client, name=f"raced_{round_}") -> None:
+                barrier.wait()
+                raced.append(client.import_table(
+                    S3BucketSource=source, InputFormat="DYNAMODB_JSON",
+                    InputCompressionType="GZIP", ClientToken=token,
+                    TableCreationParameters={
+                        "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+                        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]},
+                )["ImportTableDescription"]["ImportArn"])
+            threads = [threading.Thread(target=replay_import, args=(c,)) for c in (c1, c2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            assert len(raced) == 2 and raced[0] == raced[1], raced
+            wait_until(lambda: c2.describe_import(ImportArn=raced[0])["ImportTableDescription"][
+                "ImportStatus"] != "IN_PROGRESS", 60, "the raced import done")
+        assert len(c1.list_imports()["ImportSummaryList"]) == 4
 
         # Killed mid-export: the other process's recovery pass marks it FAILED.
         again = c1.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")[
@@ -288,8 +316,9 @@ def test_exports_and_imports_are_seen_through_every_process(pg, tmp_path):
 
 def test_backups_are_seen_through_every_process(pg, tmp_path):
     """Two processes sharing --backup-dir (as they would share a network file system): a backup
-    made through one is described, listed and restored through the other, and once deleted
-    through the other it is gone for the first too (a backup is its file: src/backup/backups.h)."""
+    made through one is described, listed and restored through the other, cannot be deleted
+    through the first while that restore runs (BackupInUseException), and once deleted through
+    the other it is gone for the first too (a backup is its file: src/backup/backups.h)."""
     conninfo = schema_conninfo(pg, "jobs_backups")
     shared = tmp_path / "backups"
     first, second = (serve_on(tmp_path, conninfo, name, "--lease-seconds", str(LEASE_SECONDS),
@@ -297,13 +326,16 @@ def test_backups_are_seen_through_every_process(pg, tmp_path):
     try:
         c1, c2 = make_client(first.endpoint), make_client(second.endpoint)
         create_table(c1)
-        n = 500
+        n = 3 * ITEMS  # a restore of some seconds: the delete below comes while it runs
         fill(c1, [item(i, None) for i in range(n)])
         arn = c1.create_backup(TableName=TABLE, BackupName="shared")["BackupDetails"]["BackupArn"]
         assert c2.describe_backup(BackupArn=arn)["BackupDescription"]["BackupDetails"][
             "BackupStatus"] == "AVAILABLE"
         assert [b["BackupArn"] for b in c2.list_backups()["BackupSummaries"]] == [arn]
         c2.restore_table_from_backup(TargetTableName="from_backup", BackupArn=arn)
+        # In use by the other process's restore (its lease `backup-read/<id>/<table>`).
+        with pytest.raises(c1.exceptions.BackupInUseException):
+            c1.delete_backup(BackupArn=arn)
         wait_until(lambda: table_settled(c1, "from_backup") == "active", 60, "the restore done")
         assert len(keys_present(c1, "from_backup")) == n
         c2.delete_backup(BackupArn=arn)
