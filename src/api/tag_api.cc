@@ -53,7 +53,7 @@ Result<std::string> TagResource(const Services& s, const rapidjson::Value& req) 
   if (tags.empty()) return Error::Validation("Atleast one Tag needs to be provided as Input.");
   ASSIGN_OR_RETURN(table, TableForArn(s, req, "TagResource", MissingTable::kNotFoundArn));
   RETURN_IF_ERROR(s.catalog.Tag(table->name, tags));
-  return std::string("{}");
+  return std::string();  // no output shape: an empty body (docs/compatibility.md, "Tags")
 }
 
 Result<std::string> UntagResource(const Services& s, const rapidjson::Value& req) {
@@ -71,7 +71,7 @@ Result<std::string> UntagResource(const Services& s, const rapidjson::Value& req
   if (keys.size() > 50) return Error::Validation(kTooManyTags);
   ASSIGN_OR_RETURN(table, TableForArn(s, req, "UntagResource", MissingTable::kNotFound));
   RETURN_IF_ERROR(s.catalog.Untag(table->name, keys));
-  return std::string("{}");
+  return std::string();  // no output shape, as TagResource
 }
 
 Result<std::string> ListTagsOfResource(const Services& s, const rapidjson::Value& req) {

@@ -355,3 +355,34 @@ def test_list_tags_of_missing_table_is_access_denied(ddb):
         "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to "
         f"perform: dynamodb:ListTagsOfResource on resource: {missing}")
     assert e.status == 400
+
+
+def test_tag_and_untag_answer_an_empty_body(ddb, arn):
+    # TagResource and UntagResource have no output shape in the service's model (the AWS SDK
+    # for JavaScript v3's schema: output smithy.api#Unit): 200 with nothing in the body.
+    from e2e_util import raw_call
+    port = int(ddb.meta.endpoint_url.rsplit(":", 1)[1])
+    status, _, body = raw_call(port, "DynamoDB_20120810.TagResource",
+                               {"ResourceArn": arn, "Tags": [{"Key": "e", "Value": "1"}]})
+    assert (status, body) == (200, b"")
+    status, _, body = raw_call(port, "DynamoDB_20120810.UntagResource",
+                               {"ResourceArn": arn, "TagKeys": ["e"]})
+    assert (status, body) == (200, b"")
+
+
+def test_concurrent_tag_resource_calls_keep_every_tag(ddb, arn):
+    # Each TagResource is a read-modify-write of the stored table (ops/catalog_commit.cc): none
+    # is lost to another at the same moment.
+    import threading
+    barrier = threading.Barrier(8)
+
+    def tag(i: int) -> None:
+        barrier.wait()
+        ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": f"t{i}", "Value": str(i)}])
+    threads = [threading.Thread(target=tag, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    got = {t["Key"] for t in ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]}
+    assert {f"t{i}" for i in range(8)} <= got
