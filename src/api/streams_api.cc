@@ -66,12 +66,17 @@ Error StreamNotFound(const std::string& arn) {
   return Error::ResourceNotFound("Requested resource not found: Stream: " + arn + " not found");
 }
 
-// Resolves a stream ARN. Not of the form arn:aws:dynamodb:<region>:<account>:table/<name>/
-// stream/<label>: ValidationException "Invalid StreamArn", the service's answer (Alternator's
-// test_describe_nonexistent_stream and the AWS SDKs' smoke tests expect a ValidationException;
-// its text as users reported it); well formed but naming no readable stream here:
+// A stream ARN's table name and stream label (its creation time). Not of the form
+// arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>: ValidationException
+// "Invalid StreamArn", the service's answer (Alternator's test_describe_nonexistent_stream and
+// test_list_streams_with_nonexistent_last_stream, and the AWS SDKs' smoke tests, expect a
+// ValidationException; its text as users reported it); of another region or account:
 // ResourceNotFoundException.
-Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t now_ms) {
+struct StreamName {
+  std::string table_name;
+  int64_t created_ms = 0;
+};
+Result<StreamName> ParseStreamArn(const Services& s, const std::string& arn) {
   Error malformed = Error::Validation("Invalid StreamArn");
   constexpr std::string_view kArnStart = "arn:aws:dynamodb:";
   size_t table = arn.find(":table/");
@@ -84,14 +89,23 @@ Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t 
   if (!ms) return malformed;
   std::string prefix = model::TableArnPrefix(s.region, s.account_id);
   if (arn.rfind(prefix, 0) != 0 || mark < prefix.size()) return StreamNotFound(arn);
-  std::string name = arn.substr(prefix.size(), mark - prefix.size());
+  return StreamName{arn.substr(prefix.size(), mark - prefix.size()), *ms};
+}
+
+// Resolves a stream ARN (errors as ParseStreamArn's; well formed but naming no readable stream
+// here: ResourceNotFoundException).
+Result<StreamRef> FindStream(const Services& s, const std::string& arn, int64_t now_ms) {
+  ASSIGN_OR_RETURN(parsed, ParseStreamArn(s, arn));
+  const std::string& name = parsed.table_name;
   if (ops::TablePtr t = s.catalog.Find(name)) {
     for (const auto& st : t->streams) {
-      if (st.created_ms == *ms && Retained(st, now_ms)) return StreamRef{t->id, t->name, t->key, st};
+      if (st.created_ms == parsed.created_ms && Retained(st, now_ms)) {
+        return StreamRef{t->id, t->name, t->key, st};
+      }
     }
   }
   for (const auto& r : AllStreams(s, now_ms)) {
-    if (r.table_name == name && r.info.created_ms == *ms) return r;
+    if (r.table_name == name && r.info.created_ms == parsed.created_ms) return r;
   }
   return StreamNotFound(arn);
 }
@@ -234,11 +248,18 @@ Result<std::string> ListStreams(const Services& s, const rapidjson::Value& req) 
     if (a.table_name != b.table_name) return a.table_name < b.table_name;
     return a.info.created_ms > b.info.created_ms;
   });
+  // Resumes after where the start ARN sorts, whether or not its stream is still listed: a
+  // page that ended at the stream of a table deleted since (and a stream past its 24 hours)
+  // goes on with the streams after it, none repeated (Alternator's
+  // test_list_streams_paged_resume_on_deleted_table, run against the service).
   size_t begin = 0;
   if (start) {
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (StreamArn(s, all[i]) == *start) begin = i + 1;
-    }
+    ASSIGN_OR_RETURN(after, ParseStreamArn(s, *start));
+    auto past = [&](const StreamRef& r) {
+      if (r.table_name != after.table_name) return r.table_name > after.table_name;
+      return r.info.created_ms < after.created_ms;
+    };
+    while (begin < all.size() && !past(all[begin])) ++begin;
   }
   size_t max = static_cast<size_t>(limit.value_or(100));
   size_t end = std::min(all.size(), begin + max);

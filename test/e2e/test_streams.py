@@ -302,6 +302,28 @@ def test_list_streams_paging_and_deleted_table(ddb, streams, table_name):
                        streams.list_streams(TableName=f"{table_name}_0")["Streams"]]
 
 
+def test_list_streams_resumes_after_a_start_arn_no_longer_listed(ddb, streams, table_name):
+    """A page may end at a stream that is gone before the next call (its table deleted, its 24
+    hours past): ListStreams goes on after where that ARN sorts, repeating none (Alternator's
+    test_list_streams_paged_resume_on_deleted_table, run against the service). A start that is
+    not a stream ARN at all is a ValidationException (its test_list_streams_with_nonexistent_
+    last_stream)."""
+    arns = [stream_table(ddb, f"{table_name}_{i}") for i in (0, 2)]
+    label = arns[0].rsplit("/stream/", 1)[1]
+    gone = arns[0].replace(f"table/{table_name}_0/", f"table/{table_name}_1/")  # never existed
+    assert gone.endswith("/stream/" + label)
+    listed, start = [], gone
+    while start:
+        page = streams.list_streams(Limit=1, ExclusiveStartStreamArn=start)
+        listed += [s["StreamArn"] for s in page["Streams"]]
+        start = page.get("LastEvaluatedStreamArn")
+    assert arns[1] in listed and arns[0] not in listed
+    assert len(listed) == len(set(listed))
+    with pytest.raises(streams.exceptions.ClientError) as e:
+        streams.list_streams(ExclusiveStartStreamArn="kossaapaaasdafsdaasdasdasdasasdasfadfadfasdasdas")
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+
+
 def test_restart_keeps_records_and_sequence_numbers_increase(start_server, tmp_path):
     data = tmp_path / "streams"
     srv = start_server(data)
