@@ -324,6 +324,47 @@ def test_list_streams_resumes_after_a_start_arn_no_longer_listed(ddb, streams, t
     assert e.value.response["Error"]["Code"] == "ValidationException"
 
 
+def test_get_shard_iterator_at_the_edges_of_a_fresh_shard(ddb, streams, table_name):
+    """The rules ScyllaDB's Alternator test_get_shard_iterator checks against the service: on a
+    shard with no record yet, AT_ and AFTER_SEQUENCE_NUMBER of its StartingSequenceNumber give
+    an iterator; those two need a SequenceNumber and TRIM_HORIZON and LATEST refuse one
+    (ValidationException); a malformed StreamArn, iterator type or SequenceNumber is a
+    ValidationException, an unknown ShardId a ResourceNotFoundException."""
+    arn = stream_table(ddb, table_name)
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    shard_id = shard["ShardId"]
+    seq = shard["SequenceNumberRange"]["StartingSequenceNumber"]
+    at = {}
+    for kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"):
+        at[kind] = streams.get_shard_iterator(StreamArn=arn, ShardId=shard_id,
+                                              ShardIteratorType=kind,
+                                              SequenceNumber=seq)["ShardIterator"]
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "first"}})
+    first = streams.get_records(ShardIterator=at["AT_SEQUENCE_NUMBER"])["Records"]
+    assert summary(first) == [("INSERT", "first")]  # the shard's first record, from its start
+
+    def refused(code, **kwargs):
+        with pytest.raises(streams.exceptions.ClientError) as e:
+            streams.get_shard_iterator(**kwargs)
+        assert e.value.response["Error"]["Code"] == code, e.value.response
+
+    for kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"):
+        refused("ValidationException", StreamArn=arn, ShardId=shard_id, ShardIteratorType=kind)
+    for kind in ("TRIM_HORIZON", "LATEST"):
+        assert streams.get_shard_iterator(StreamArn=arn, ShardId=shard_id,
+                                          ShardIteratorType=kind)["ShardIterator"]
+        refused("ValidationException", StreamArn=arn, ShardId=shard_id, ShardIteratorType=kind,
+                SequenceNumber=seq)
+    refused("ValidationException", StreamArn="sdfadsfsdfsdgdfsgsfdabadfbabdadsfsdfsdfsdfsdfsd",
+            ShardId=shard_id, ShardIteratorType="LATEST")
+    refused("ResourceNotFoundException", StreamArn=arn,
+            ShardId="semprinidfaasdasfsdvacsdcfsdsvsdvsdvsdvsdvsdv", ShardIteratorType="LATEST")
+    refused("ValidationException", StreamArn=arn, ShardId=shard_id, ShardIteratorType="bulle",
+            SequenceNumber=seq)
+    refused("ValidationException", StreamArn=arn, ShardId=shard_id, ShardIteratorType="LATEST",
+            SequenceNumber="sdfsafglldfngjdafnasdflgnaldklkafdsgklnasdlv")
+
+
 def test_restart_keeps_records_and_sequence_numbers_increase(start_server, tmp_path):
     data = tmp_path / "streams"
     srv = start_server(data)
