@@ -128,6 +128,23 @@ def test_select_specific_attributes_without_projection_is_rejected(ddb, tables):
     assert e.code == V
 
 
+def test_a_select_that_contradicts_the_projection_names_the_parameter_given(ddb, tables):
+    # "Cannot specify the <AttributesToGet | ProjectionExpression> when choosing to get ...":
+    # the parameter the request used (ScyllaDB's Alternator test_query_select, run against the
+    # service; docs/compatibility.md).
+    cond = {"pk": {"AttributeValueList": [S(PK)], "ComparisonOperator": "EQ"}}
+    for select, what in (("ALL_ATTRIBUTES", "ALL_ATTRIBUTES"), ("COUNT", "only the Count")):
+        for given, extra in (("ProjectionExpression", {"ProjectionExpression": "i"}),
+                             ("AttributesToGet", {"AttributesToGet": ["i"]})):
+            e = ddb_error(ddb.query, TableName=tables["S"], KeyConditions=cond, Select=select,
+                          **extra)
+            assert (e.code, e.message) == (V, f"Cannot specify the {given} when choosing to get "
+                                              f"{what}")
+            e = ddb_error(ddb.scan, TableName=tables["S"], Select=select, **extra)
+            assert (e.code, e.message) == (V, f"Cannot specify the {given} when choosing to get "
+                                              f"{what}")
+
+
 def test_filter_count_versus_scanned_count(ddb, tables):
     out = q(ddb, tables["N"], FilterExpression="odd = :t AND i > :one",
             values={":t": {"BOOL": True}, ":one": N(1)})
