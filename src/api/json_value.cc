@@ -88,11 +88,7 @@ Result<model::Map> DecodeMap(const rapidjson::Value& json, int depth) {
   if (!json.IsObject()) return WrongJsonType("a map");
   model::Map map;
   for (const auto& member : json.GetObject()) {
-    // DynamoDB's attribute-name limits (the same as for ExpressionAttributeNames' values).
-    if (member.name.GetStringLength() == 0) return Error::Validation("Empty attribute name");
-    if (member.name.GetStringLength() > kMaxAttributeNameBytes) {
-      return Error::Validation("Attribute name is too large, must be less than 65536 bytes");
-    }
+    RETURN_IF_ERROR(CheckAttributeName(View(member.name)));
     auto v = Decode(member.value, depth);
     if (!v) return std::move(v).error();
     map.insert_or_assign(std::string(View(member.name)), std::move(*v));
@@ -182,6 +178,14 @@ Result<model::AttributeValue> DecodeAttributeValue(const rapidjson::Value& json)
 }
 
 Result<model::Item> DecodeItem(const rapidjson::Value& json) { return DecodeMap(json, 0); }
+
+Status CheckAttributeName(std::string_view name) {
+  if (name.empty()) return Error::Validation("Empty attribute name");
+  if (name.size() > kMaxAttributeNameBytes) {
+    return Error::Validation("Attribute name is too large, must be less than 65536 bytes");
+  }
+  return Status::Ok();
+}
 
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
   w.StartObject();

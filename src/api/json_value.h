@@ -22,6 +22,12 @@ Result<model::AttributeValue> DecodeAttributeValue(const rapidjson::Value& json)
 // Decodes a map of name -> AttributeValue (an Item, a Key, ExpressionAttributeValues).
 Result<model::Item> DecodeItem(const rapidjson::Value& json);
 
+// DynamoDB's limits on an attribute name wherever a request names one (an item's or a map's
+// names, AttributesToGet, AttributeUpdates): not empty, at most 65535 bytes, with the service's
+// texts (ScyllaDB's Alternator test_limit_attribute_length_nonkey_empty and _bad, run against
+// the service).
+Status CheckAttributeName(std::string_view name);
+
 // A string value, length-aware (std::string may hold NULs).
 inline void WriteString(JsonWriter& w, const std::string& s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));

@@ -190,6 +190,7 @@ Result<std::optional<expr::Projection>> LegacyProjection(const rapidjson::Value&
   for (const auto& a : list->GetArray()) {
     if (!a.IsString()) return Error::Serialization("Unexpected field type");
     std::string name(a.GetString(), a.GetStringLength());
+    RETURN_IF_ERROR(CheckAttributeName(name));
     if (!seen.insert(name).second) {
       return Error::Validation(std::string(kInvalid) + "Duplicate value in attribute name: " + name);
     }
@@ -233,6 +234,7 @@ Result<std::optional<expr::Update>> LegacyUpdate(const rapidjson::Value& req,
   };
   for (const auto& m : map->GetObject()) {
     std::string name(m.name.GetString(), m.name.GetStringLength());
+    RETURN_IF_ERROR(CheckAttributeName(name));
     ASSIGN_OR_RETURN(action, OptString(m.value, "Action"));
     const rapidjson::Value* value = Field(m.value, "Value");
     std::optional<model::AttributeValue> v;

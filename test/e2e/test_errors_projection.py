@@ -97,3 +97,22 @@ def test_empty_attributes_to_get(ddb, table):
     assert_error(get(ddb, table, AttributesToGet=[]), V,
                  "1 validation error detected: Value '[]' at 'attributesToGet' failed to "
                  "satisfy constraint: Member must have length greater than or equal to 1")
+
+
+@pytest.mark.parametrize("name,message", [
+    ("", "Empty attribute name"),
+    ("x" * 65536, "Attribute name is too large, must be less than 65536 bytes"),
+])
+def test_attribute_names_out_of_limits_in_legacy_parameters(ddb, table, name, message):
+    # The limits of an item's attribute names hold where AttributesToGet and AttributeUpdates
+    # name attributes too (ScyllaDB's Alternator test_limit_attribute_length_nonkey_empty and
+    # _bad, run against the service); 65535 bytes is the longest name accepted.
+    assert_error(get(ddb, table, AttributesToGet=[name]), V, message)
+    assert_error(lambda: ddb.update_item(TableName=table, Key=KEY, AttributeUpdates={
+        name: {"Value": {"N": "1"}, "Action": "PUT"}}), V, message)
+    assert_error(lambda: ddb.put_item(TableName=table, Item={**KEY, name: {"N": "1"}}), V,
+                 message)
+    ddb.update_item(TableName=table, Key=KEY, AttributeUpdates={
+        "y" * 65535: {"Value": {"N": "1"}, "Action": "PUT"}})
+    assert "y" * 65535 in ddb.get_item(TableName=table, Key=KEY, AttributesToGet=["y" * 65535])[
+        "Item"]
