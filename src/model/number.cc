@@ -190,7 +190,12 @@ Result<Number> Number::AddSigned(const Number& other, bool other_negative) const
   std::string digits;
   digits.reserve(width);
   for (size_t p = width; p-- > 0;) digits.push_back(static_cast<char>('0' + sum[p]));
-  return FromParts(result_negative, std::move(digits), int64_t{high} + 1);
+  auto result = FromParts(result_negative, std::move(digits), int64_t{high} + 1);
+  // A result that needs more than 38 digits is answered as an overflow by the service, however
+  // small it is (1e50 - 1: ScyllaDB's Alternator test_update_expression_plus_imprecise, run
+  // against the service, records that text); docs/limits.md.
+  if (!result && result.error().message() == kTooManyDigits) return Error::Validation(kOverflow);
+  return result;
 }
 
 Result<Number> Number::Add(const Number& other) const { return AddSigned(other, other.negative_); }

@@ -53,7 +53,8 @@ class Number {
   friend bool operator<(const Number& a, const Number& b) { return a.Compare(b) < 0; }
 
   // Exact arithmetic. The exact result is checked like Parse: magnitude first (overflow /
-  // underflow message), then precision (the 38-digit message). Nothing is ever rounded.
+  // underflow message), then precision, which the service reports with the overflow message
+  // too (a result of more than 38 digits, such as 1e50 - 1). Nothing is ever rounded.
   Result<Number> Add(const Number& other) const;
   Result<Number> Subtract(const Number& other) const;
 
