@@ -214,6 +214,14 @@ std::optional<std::string> TypeError(const CondExpr& leaf) {
       if (t && !IsOrderableType(*t)) return OperandTypeMessage(CompareOpText(leaf.op), *t);
     }
   }
+  if (leaf.kind == Kind::kBetween) {
+    // As for <, <=, > and >=: a :value of a type without an order is refused, not a condition
+    // that fails (ScyllaDB's Alternator test_update_condition_between, run against the service).
+    for (const Operand& op : leaf.operands) {
+      auto t = ImmediateType(op);
+      if (t && !IsOrderableType(*t)) return OperandTypeMessage("BETWEEN", *t);
+    }
+  }
   if (leaf.kind == Kind::kBetween && leaf.operands[1].is_value() && leaf.operands[2].is_value()) {
     const model::AttributeValue& low = leaf.operands[1].value;
     const model::AttributeValue& high = leaf.operands[2].value;

@@ -6,7 +6,11 @@
 namespace ttlstore::expr {
 namespace {
 
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+// A name starts with a letter: "_abc" or "_f(...)" is a syntax error on the token "_", as the
+// service answers (ScyllaDB's Alternator test_update_expression_name_token and
+// test_update_expression_unknown_function, run against the service). Placeholders (#_a, :_v)
+// may start with anything IsNameChar takes.
+bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }

@@ -116,6 +116,15 @@ CASES = [
     ("put", dict(ConditionExpression="attribute_exists(a) AND"),
      syntax("ConditionExpression", "<EOF>", "AND")),
     ("scan", dict(FilterExpression="a ="), syntax("FilterExpression", "<EOF>", "=")),
+    # a name starts with a letter (Alternator's test_update_expression_name_token, run against
+    # the service: 'Syntax error; token: "_", near: "SET _123"')
+    ("update", dict(UpdateExpression="SET _123 = :v", ExpressionAttributeValues={":v": N(1)}),
+     syntax("UpdateExpression", "_", "SET _123")),
+    ("update", dict(UpdateExpression="SET a = _f(b, c)"), syntax("UpdateExpression", "_", "= _f")),
+    ("put", dict(ConditionExpression="a BETWEEN :lo AND :hi",
+                 ExpressionAttributeValues={":lo": {"L": [N(1)]}, ":hi": {"L": [N(2)]}}),
+     "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or "
+     "function: BETWEEN, operand type: L"),
     ("query", dict(KeyConditionExpression="pk = :pk AND"),
      syntax("KeyConditionExpression", "<EOF>", "AND")),
     ("update", dict(UpdateExpression=""),
