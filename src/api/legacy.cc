@@ -53,9 +53,8 @@ bool Indexable(const std::string& op, bool partition_key) {
 }
 
 // The checks the service makes of an operator and its values, in its order: how many values,
-// one type for all, a type the operator takes (not for Expected), and BETWEEN's order.
-Status CheckArguments(const std::string& op, const std::vector<model::AttributeValue>& args,
-                      Source source) {
+// one type for all, a type the operator takes, and BETWEEN's order.
+Status CheckArguments(const std::string& op, const std::vector<model::AttributeValue>& args) {
   static const std::map<std::string, std::pair<size_t, size_t>> kCounts = {
       {"EQ", {1, 1}}, {"NE", {1, 1}}, {"LE", {1, 1}}, {"LT", {1, 1}}, {"GE", {1, 1}},
       {"GT", {1, 1}}, {"CONTAINS", {1, 1}}, {"NOT_CONTAINS", {1, 1}}, {"BEGINS_WITH", {1, 1}},
@@ -77,13 +76,13 @@ Status CheckArguments(const std::string& op, const std::vector<model::AttributeV
                                "AttributeValues inside AttributeValueList must be of same type");
     }
   }
-  if (source != Source::kExpected) {
-    for (const auto& a : args) {
-      if (!OperatorTakes(op, a.type())) {
-        return Error::Validation(std::string(kInvalid) + "ComparisonOperator " + op +
-                                 " is not valid for " + model::TypeName(a.type()) +
-                                 " AttributeValue type");
-      }
+  // Expected too: a list for CONTAINS, IN, LE or BETWEEN is a ValidationException there as in
+  // filters (ScyllaDB's Alternator test_expected.py, run against the service).
+  for (const auto& a : args) {
+    if (!OperatorTakes(op, a.type())) {
+      return Error::Validation(std::string(kInvalid) + "ComparisonOperator " + op +
+                               " is not valid for " + model::TypeName(a.type()) +
+                               " AttributeValue type");
     }
   }
   if (op == "BETWEEN" && expr::CompareValues(&args[0], expr::CompareOp::kGt, &args[1])) {
@@ -152,7 +151,7 @@ Result<std::string> ConditionText(const std::string& name, const rapidjson::Valu
     ASSIGN_OR_RETURN(v, DecodeAttributeValue(*value));
     return path + " = " + ValuePh(ph, std::move(v));
   }
-  RETURN_IF_ERROR(CheckArguments(*op, args, source));
+  RETURN_IF_ERROR(CheckArguments(*op, args));
   static const std::map<std::string, std::string> kBinary = {
       {"EQ", "="}, {"NE", "<>"}, {"LE", "<="}, {"LT", "<"}, {"GE", ">="}, {"GT", ">"}};
   if (auto it = kBinary.find(*op); it != kBinary.end()) {
@@ -203,15 +202,30 @@ Result<std::optional<expr::Projection>> LegacyProjection(const rapidjson::Value&
   return std::optional<expr::Projection>(std::move(p));
 }
 
-Result<std::optional<expr::Condition>> LegacyCondition(const rapidjson::Value& req,
-                                                       const char* field, expr::Placeholders& ph) {
+Status CheckConditionalOperator(const rapidjson::Value& req, const char* field) {
   ASSIGN_OR_RETURN(map, OptObject(req, field));
   ASSIGN_OR_RETURN(op, OptString(req, "ConditionalOperator"));
-  if (op && *op != "AND" && *op != "OR") {
+  if (!op) return Status::Ok();
+  if (*op != "AND" && *op != "OR") {
     return Error::Validation("1 validation error detected: Value '" + *op +
                              "' at 'conditionalOperator' failed to satisfy constraint: Member "
                              "must satisfy enum value set: [AND, OR]");
   }
+  if (!map || map->ObjectEmpty()) {
+    return Error::Validation("ConditionalOperator cannot be used without Filter or Expected");
+  }
+  if (map->MemberCount() == 1) {
+    return Error::Validation(
+        "ConditionalOperator can only be used when Filter or Expected has two or more elements");
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<expr::Condition>> LegacyCondition(const rapidjson::Value& req,
+                                                       const char* field, expr::Placeholders& ph) {
+  RETURN_IF_ERROR(CheckConditionalOperator(req, field));
+  ASSIGN_OR_RETURN(map, OptObject(req, field));
+  ASSIGN_OR_RETURN(op, OptString(req, "ConditionalOperator"));
   if (!map || map->ObjectEmpty()) return std::optional<expr::Condition>();
   Source source = std::string_view(field) == "Expected" ? Source::kExpected : Source::kFilter;
   std::string text;

@@ -22,6 +22,13 @@ namespace ttlstore::api {
 Result<std::optional<expr::Projection>> LegacyProjection(const rapidjson::Value& req);
 
 // `field` is "Expected", "QueryFilter" or "ScanFilter"; combined with ConditionalOperator.
+// ConditionalOperator in `req`: AND or OR, and only with a `field` (Expected, QueryFilter or
+// ScanFilter) of two or more conditions, with the service's texts ("ConditionalOperator cannot
+// be used without Filter or Expected", also for an empty map; "... can only be used when Filter
+// or Expected has two or more elements"): ExtendDB's tests/test_conditional_operator.py, run
+// against the service, and ScyllaDB's Alternator test_expected.py. LegacyCondition checks it.
+Status CheckConditionalOperator(const rapidjson::Value& req, const char* field);
+
 Result<std::optional<expr::Condition>> LegacyCondition(const rapidjson::Value& req,
                                                        const char* field, expr::Placeholders& ph);
 

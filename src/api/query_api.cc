@@ -236,6 +236,8 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
     RETURN_IF_ERROR(CheckNoMixing(req, {"AttributesToGet", "QueryFilter", "ConditionalOperator"},
                                   {"ProjectionExpression", "FilterExpression"}));
   }
+  // Before the missing key condition (the order ExtendDB's test_conditional_operator.py finds).
+  RETURN_IF_ERROR(CheckConditionalOperator(req, "QueryFilter"));
   if (!Field(req, "KeyConditionExpression") && !Field(req, "KeyConditions")) {
     return Error::Validation(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "

@@ -383,3 +383,51 @@ def test_key_conditions_checks(ddb, tables):
     got = all_items(ddb.query, TableName=c, KeyConditions={
         "pk": eq, "sk": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [S("b"), S("e")]}})
     assert sorted(i["sk"]["S"] for i in got) == ["beta", "delta"]
+
+
+WITHOUT = "ConditionalOperator cannot be used without Filter or Expected"
+TWO_OR_MORE = ("ConditionalOperator can only be used when Filter or Expected has two or more "
+               "elements")
+
+
+@pytest.mark.parametrize("call,kwargs,message", [
+    ("scan", {}, WITHOUT),
+    ("scan", {"ScanFilter": {}}, WITHOUT),
+    ("scan", {"ScanFilter": {"val": cmp("EQ", N(1))}}, TWO_OR_MORE),
+    ("scan", {"AttributesToGet": ["val"]}, WITHOUT),
+    ("query", {"KeyConditions": {"pk": cmp("EQ", S("lq"))}}, WITHOUT),
+    ("query", {}, WITHOUT),  # before the missing key condition
+    ("query", {"KeyConditions": {"pk": cmp("EQ", S("lq"))}, "QueryFilter": {"val": cmp("NULL")}},
+     TWO_OR_MORE),
+    ("put", {"Item": {"pk": S("co"), "sk": S("1")}}, WITHOUT),
+    ("put", {"Item": {"pk": S("co"), "sk": S("1")}, "Expected": {}}, WITHOUT),
+    ("put", {"Item": {"pk": S("co"), "sk": S("1")}, "Expected": {"val": cmp("NULL")}},
+     TWO_OR_MORE),
+    ("delete", {"Key": {"pk": S("co"), "sk": S("1")}}, WITHOUT),
+    ("update", {"Key": {"pk": S("co"), "sk": S("1")},
+                "AttributeUpdates": {"a": {"Value": S("v"), "Action": "PUT"}}}, WITHOUT),
+    ("update", {"Key": {"pk": S("co"), "sk": S("1")}}, WITHOUT),
+])
+def test_conditional_operator_needs_two_or_more_conditions(ddb, tables, call, kwargs, message):
+    # ExtendDB's tests/test_conditional_operator.py (run against the service) and ScyllaDB's
+    # Alternator test_expected.py: ConditionalOperator only with an Expected, QueryFilter or
+    # ScanFilter of two or more conditions; nothing is written.
+    fn = {"scan": ddb.scan, "query": ddb.query, "put": ddb.put_item, "delete": ddb.delete_item,
+          "update": ddb.update_item}[call]
+    for op in ("AND", "OR"):
+        assert_error(fn, V, message, TableName=tables["c"], ConditionalOperator=op, **kwargs)
+    assert "Item" not in ddb.get_item(TableName=tables["c"], Key={"pk": S("co"), "sk": S("1")})
+
+
+@pytest.mark.parametrize("op,values", [
+    ("CONTAINS", [{"L": [N(1)]}]),
+    ("NOT_CONTAINS", [{"L": [N(1)]}]),
+    ("IN", [{"L": [N(1)]}, {"L": [N(2)]}]),
+])
+def test_expected_refuses_operand_types_the_operator_does_not_take(ddb, tables, op, values):
+    # As in filters (ScyllaDB's Alternator test_expected.py, run against the service).
+    kind = "L"
+    assert_error(ddb.put_item, V, f"One or more parameter values were invalid: ComparisonOperator "
+                 f"{op} is not valid for {kind} AttributeValue type", TableName=tables["c"],
+                 Item={"pk": S("et"), "sk": S("1")},
+                 Expected={"a": {"ComparisonOperator": op, "AttributeValueList": values}})
