@@ -298,6 +298,7 @@ Result<std::optional<expr::Update>> LegacyUpdate(const rapidjson::Value& req,
   if (!add.empty()) text += "ADD " + add + " ";
   if (!del.empty()) text += "DELETE " + del;
   ASSIGN_OR_RETURN(update, expr::Update::Parse(text, ph));
+  update.UseLegacyWording();
   return std::optional<expr::Update>(std::move(update));
 }
 

@@ -224,10 +224,18 @@ Status Update::Apply(model::Item* item) const {
   const std::vector<UpdateAction>& actions = root_->actions;
   // 1. Every SET value, from the item as it was.
   std::vector<AttributeValue> values(actions.size());
+  // AttributeUpdates' wording for a type that does not fit (UseLegacyWording).
+  auto worded = [&](Error e) -> Error {
+    if (legacy_ && e.message() == kWrongType) {
+      return Error::Validation("Type mismatch for attribute to update");
+    }
+    return e;
+  };
   for (size_t i = 0; i < actions.size(); ++i) {
     if (actions[i].kind != ActionKind::kSet) continue;
-    ASSIGN_OR_RETURN(v, EvalSetValue(actions[i].value, *item));
-    values[i] = std::move(v);
+    auto v = EvalSetValue(actions[i].value, *item);
+    if (!v) return worded(std::move(v).error());
+    values[i] = std::move(*v);
   }
   // 2. SET, ADD and DELETE in expression order (their paths never overlap).
   std::vector<const Path*> removals;
@@ -238,12 +246,14 @@ Status Update::Apply(model::Item* item) const {
       continue;
     }
     ASSIGN_OR_RETURN(slot, Locate(item, a.target.path));
+    Status applied = Status::Ok();
     if (a.kind == ActionKind::kSet)
       slot.Put(std::move(values[i]));
     else if (a.kind == ActionKind::kAdd)
-      RETURN_IF_ERROR(ApplyAdd(slot, a.operand.value));
+      applied = ApplyAdd(slot, a.operand.value);
     else
-      RETURN_IF_ERROR(ApplyDelete(slot, a.operand.value));
+      applied = ApplyDelete(slot, a.operand.value);
+    if (!applied) return worded(std::move(applied).error());
   }
   // 3. REMOVE, by original list positions.
   std::sort(removals.begin(), removals.end(),

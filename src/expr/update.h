@@ -35,6 +35,12 @@ class Update {
   // unspecified; callers apply to a copy.
   Status Apply(model::Item* item) const;
 
+  // An update translated from AttributeUpdates (api/legacy.h): an ADD or DELETE whose operand's
+  // type differs from the attribute's then answers "Type mismatch for attribute to update", the
+  // service's text for those (the UpdateItem API reference's list; dynalite's tests and
+  // ScyllaDB's Alternator test_update_item_add, written against the service).
+  void UseLegacyWording() { legacy_ = true; }
+
   // Every path the update sets, removes, adds to or deletes from, in expression order.
   const std::vector<Path>& TargetPaths() const { return targets_; }
 
@@ -43,6 +49,7 @@ class Update {
  private:
   std::shared_ptr<const Node> root_;
   std::vector<Path> targets_;
+  bool legacy_ = false;
 };
 
 }  // namespace ttlstore::expr
