@@ -237,9 +237,24 @@ Status Update::Apply(model::Item* item) const {
     if (!v) return worded(std::move(v).error());
     values[i] = std::move(*v);
   }
-  // 2. SET, ADD and DELETE in expression order (their paths never overlap).
-  std::vector<const Path*> removals;
+  // 2. SET, ADD and DELETE in expression order (their paths never overlap), except SETs of list
+  // elements, last and by element number: one past a list's end is appended, and several are
+  // appended "sorted in order by element number" (the developer guide, "SET—modifying or adding
+  // item attributes"; ScyllaDB's Alternator test_nested_attribute_update_array_out_of_bounds).
+  std::vector<size_t> order;
+  std::vector<size_t> elements;
   for (size_t i = 0; i < actions.size(); ++i) {
+    const Path& path = actions[i].target.path;
+    const bool element = actions[i].kind == ActionKind::kSet && !path.empty() &&
+                         path.back().is_index();
+    (element ? elements : order).push_back(i);
+  }
+  std::stable_sort(elements.begin(), elements.end(), [&](size_t x, size_t y) {
+    return actions[x].target.path.back().index < actions[y].target.path.back().index;
+  });
+  order.insert(order.end(), elements.begin(), elements.end());
+  std::vector<const Path*> removals;
+  for (size_t i : order) {
     const UpdateAction& a = actions[i];
     if (a.kind == ActionKind::kRemove) {
       removals.push_back(&a.target.path);

@@ -168,6 +168,19 @@ def test_set_list_element_replaces_and_past_the_end_appends(ddb, tbl):
     assert item["e"] == {"L": [S("z")]}
 
 
+def test_several_elements_past_the_end_are_appended_in_element_number_order(ddb, tbl):
+    # "If you add multiple elements in a single SET operation, the elements are sorted in order
+    # by element number" (developer guide; ScyllaDB's Alternator
+    # test_nested_attribute_update_array_out_of_bounds, run against the service).
+    key = {"pk": S("append-order")}
+    ddb.put_item(TableName=tbl, Item={**key, "a": {"L": [S("one"), S("two")]}})
+    ddb.update_item(TableName=tbl, Key=key,
+                    UpdateExpression="SET a[84] = :a1, a[37] = :a2, a[17] = :a3, a[1] = :b",
+                    ExpressionAttributeValues={":a1": S("a1"), ":a2": S("a2"), ":a3": S("a3"),
+                                               ":b": S("B")})
+    assert get(ddb, tbl, key)["a"] == {"L": [S("one"), S("B"), S("a3"), S("a2"), S("a1")]}
+
+
 def test_set_inside_a_list_element_map(ddb, tbl):
     key = put(ddb, tbl, l={"L": [{"M": {"n": N(1)}}, {"M": {"n": N(2)}}]})
     upd(ddb, tbl, key, "SET l[1].n = l[1].n + :one, l[0].tag = :t", {":one": N(1), ":t": S("t")})
