@@ -162,7 +162,14 @@ Result<std::string> ConditionText(const std::string& name, const rapidjson::Valu
   if (*op == "CONTAINS" || *op == "NOT_CONTAINS" || *op == "BEGINS_WITH") {
     std::string fn = *op == "BEGINS_WITH" ? "begins_with" : "contains";
     std::string call = fn + "(" + path + ", " + ValuePh(ph, args[0]) + ")";
-    return *op == "NOT_CONTAINS" ? "NOT " + call : call;
+    if (*op != "NOT_CONTAINS") return call;
+    // In Expected, NOT_CONTAINS of a missing attribute is false, not true (ScyllaDB's
+    // Alternator test_update_expected_1_not_contains, run against the service). Filters keep
+    // the plain negation: no source says what the service does there.
+    // (No parentheses: AND binds tighter than the OR that may join it to the others, and the
+    // checker refuses redundant ones.)
+    if (source == Source::kExpected) return "attribute_exists(" + path + ") AND NOT " + call;
+    return "NOT " + call;
   }
   if (*op == "BETWEEN") {
     std::string lo = ValuePh(ph, args[0]);

@@ -452,3 +452,22 @@ def test_attribute_updates_type_mismatch_wording(ddb, tables, stored, action, va
                  TableName=tables["c"], Key=key,
                  AttributeUpdates={"a": {"Action": action, "Value": value}})
     assert ddb.get_item(TableName=tables["c"], Key=key)["Item"]["a"] == stored
+
+
+def test_expected_not_contains_of_a_missing_attribute_is_false(ddb, tables):
+    # ScyllaDB's Alternator test_update_expected_1_not_contains (run against the service): in
+    # Expected, NOT_CONTAINS of an attribute the item lacks fails, as CONTAINS does.
+    h = tables["h"]
+    key = fresh(ddb, h, st=S("active"))
+    ccf(ddb.put_item, TableName=h, Item={**key, "v": N(1)},
+        Expected={"missing": cmp("NOT_CONTAINS", S("x"))})
+    ccf(ddb.put_item, TableName=h, Item={**key, "v": N(1)},
+        Expected={"missing": cmp("NOT_CONTAINS", S("x")), "st": cmp("EQ", S("other"))},
+        ConditionalOperator="OR")
+    ddb.put_item(TableName=h, Item={**key, "st": S("active"), "v": N(2)},
+                 Expected={"missing": cmp("NOT_CONTAINS", S("x")), "st": cmp("EQ", S("active"))},
+                 ConditionalOperator="OR")
+    assert get(ddb, h, key)["v"] == N(2)
+    ddb.put_item(TableName=h, Item={**key, "st": S("abc"), "v": N(3)},
+                 Expected={"st": cmp("NOT_CONTAINS", S("x"))})
+    assert get(ddb, h, key)["v"] == N(3)
