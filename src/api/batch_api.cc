@@ -1,6 +1,7 @@
 // BatchGetItem and BatchWriteItem. ttlstore processes every request item at once, so
 // UnprocessedKeys / UnprocessedItems are always empty (a valid answer: the service returns what
 // it could not process, and here that is nothing).
+#include <algorithm>
 #include <set>
 
 #include "api/expression_params.h"
@@ -61,6 +62,20 @@ Result<std::string> BatchGetItem(const Services& s, const rapidjson::Value& req)
   }
   if (total > kMaxBatchGetKeys) {
     return Error::Validation("Too many items requested for the BatchGetItem call");
+  }
+  // Keys named twice are refused before any table is looked up: for a table that does not
+  // exist too (ExtendDB's tests/test_validation_precedence.py, captured from the service). The
+  // same key is the same attributes and values; a key that differs only in attributes outside
+  // the key schema is caught after the lookup, below.
+  for (const auto& t : items->GetObject()) {
+    ASSIGN_OR_RETURN(keys, OptArray(t.value, "Keys"));
+    if (!keys) continue;
+    std::vector<model::Item> decoded;
+    for (const auto& k : keys->GetArray()) {
+      ASSIGN_OR_RETURN(key, DecodeItem(k));
+      if (std::find(decoded.begin(), decoded.end(), key) != decoded.end()) return Duplicates();
+      decoded.push_back(std::move(key));
+    }
   }
   std::vector<TableGets> gets;
   for (const auto& t : items->GetObject()) {

@@ -190,3 +190,15 @@ def test_batch_write_empty_request_items(ddb):
 def test_batch_write_missing_table(ddb):
     assert_error(ddb.batch_write_item, "ResourceNotFoundException", "Requested resource not found",
                  RequestItems={unique_name("missing"): [{"PutRequest": {"Item": {"pk": S("x")}}}]})
+
+
+def test_batch_get_duplicate_keys_are_refused_before_the_table_is_looked_up(ddb):
+    # A request-structure error comes before table existence (ExtendDB's
+    # tests/test_validation_precedence.py, captured from the service): duplicates on a table that
+    # does not exist are a ValidationException, not ResourceNotFoundException.
+    absent = unique_name("absent")
+    key = {"pk": {"S": "k"}}
+    assert_error(ddb.batch_get_item, "ValidationException", DUPLICATES,
+                 RequestItems={absent: {"Keys": [key, key]}})
+    assert_error(ddb.batch_get_item, "ValidationException", DUPLICATES,
+                 RequestItems={absent: {"Keys": [{"pk": {"N": "1"}}, {"pk": {"N": "1.0"}}]}})
