@@ -51,15 +51,19 @@ Result<ReadHead> ParseReadHead(const rapidjson::Value& req, bool is_query, Const
 // parameter the projection came in (AttributesToGet or ProjectionExpression; null: none), which
 // the refusals name ("Cannot specify the ProjectionExpression when choosing to get
 // ALL_ATTRIBUTES": ScyllaDB's Alternator test_query_select and test_scan_select, run against
-// the service, and implementations checked against it; docs/compatibility.md).
-Status CheckSelect(const ReadHead& r, const char* projection_field) {
+// the service, and implementations checked against it; docs/compatibility.md). Query wraps
+// these in "1 validation error detected: ", Scan does not (ExtendDB's
+// tests/test_wording_parity_validation.py, verified against the service).
+Status CheckSelect(const ReadHead& r, const char* projection_field, bool query) {
   const bool has_projection = projection_field != nullptr;
+  const std::string envelope = query ? "1 validation error detected: " : "";
   auto refused = [&](const std::string& what) {
-    return Error::Validation(std::string("Cannot specify the ") + projection_field +
+    return Error::Validation(envelope + "Cannot specify the " + projection_field +
                              " when choosing to get " + what);
   };
   if (r.select == "SPECIFIC_ATTRIBUTES" && !has_projection) {
     return Error::Validation(
+        envelope +
         "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
         "SPECIFIC_ATTRIBUTES");
   }
@@ -245,7 +249,7 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
   }
   ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
   ASSIGN_OR_RETURN(projection, ParseProjection(req, ph));
-  RETURN_IF_ERROR(CheckSelect(r, projection ? ProjectionField(req) : nullptr));
+  RETURN_IF_ERROR(CheckSelect(r, projection ? ProjectionField(req) : nullptr, /*query=*/true));
   ASSIGN_OR_RETURN(filter, ParseCondition(req, "FilterExpression", ph));
   if (!filter) {
     ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "QueryFilter", ph));
@@ -330,7 +334,7 @@ Result<std::string> Scan(const Services& s, const rapidjson::Value& req) {
                                 {"ProjectionExpression", "FilterExpression"}));
   ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
   ASSIGN_OR_RETURN(projection, ParseProjection(req, ph));
-  RETURN_IF_ERROR(CheckSelect(r, projection ? ProjectionField(req) : nullptr));
+  RETURN_IF_ERROR(CheckSelect(r, projection ? ProjectionField(req) : nullptr, /*query=*/false));
   ASSIGN_OR_RETURN(filter, ParseCondition(req, "FilterExpression", ph));
   if (!filter) {
     ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "ScanFilter", ph));

@@ -124,8 +124,12 @@ def test_select_specific_attributes_and_projection(ddb, tables):
 
 
 def test_select_specific_attributes_without_projection_is_rejected(ddb, tables):
+    message = ("Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+               "SPECIFIC_ATTRIBUTES")
     e = ddb_error(q, ddb=ddb, table=tables["S"], Select="SPECIFIC_ATTRIBUTES")
-    assert e.code == V
+    assert (e.code, e.message) == (V, "1 validation error detected: " + message)
+    e = ddb_error(ddb.scan, TableName=tables["S"], Select="SPECIFIC_ATTRIBUTES")
+    assert (e.code, e.message) == (V, message)
 
 
 def test_a_select_that_contradicts_the_projection_names_the_parameter_given(ddb, tables):
@@ -136,10 +140,12 @@ def test_a_select_that_contradicts_the_projection_names_the_parameter_given(ddb,
     for select, what in (("ALL_ATTRIBUTES", "ALL_ATTRIBUTES"), ("COUNT", "only the Count")):
         for given, extra in (("ProjectionExpression", {"ProjectionExpression": "i"}),
                              ("AttributesToGet", {"AttributesToGet": ["i"]})):
+            # Query wraps it in the envelope, Scan does not (ExtendDB's
+            # tests/test_wording_parity_validation.py, verified against the service).
             e = ddb_error(ddb.query, TableName=tables["S"], KeyConditions=cond, Select=select,
                           **extra)
-            assert (e.code, e.message) == (V, f"Cannot specify the {given} when choosing to get "
-                                              f"{what}")
+            assert (e.code, e.message) == (V, f"1 validation error detected: Cannot specify the "
+                                              f"{given} when choosing to get {what}")
             e = ddb_error(ddb.scan, TableName=tables["S"], Select=select, **extra)
             assert (e.code, e.message) == (V, f"Cannot specify the {given} when choosing to get "
                                               f"{what}")
