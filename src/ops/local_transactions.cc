@@ -214,20 +214,24 @@ Status LocalTransactions::Release(Session& session) {
       });
 }
 
+// Commit and Abort: once the transaction's end is committed the session has nothing to release;
+// if it is not (a storage outage, an unknown outcome), the session's destructor releases the
+// hold, so that a retry of the call is served at once rather than answered OTSSessionBusy until
+// the hold lapses (and finds the transaction gone if the end did commit).
 Status LocalTransactions::Abort(Session session) {
-  session.owner_ = nullptr;
   const std::string lock_key = TxnLockKey(session.state_.partition);
-  return store_.ReadModifyWrite(
+  RETURN_IF_ERROR(store_.ReadModifyWrite(
       {{kLeases, TxnStateKey(session.id_)}, {kLeases, lock_key}},
       [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
         RETURN_IF_ERROR(CheckHeld(session, reads[0]));
         StageEnd(batch, session.id_, reads[1] && *reads[1] == session.id_ ? lock_key : "");
         return Status::Ok();
-      });
+      }));
+  session.owner_ = nullptr;  // ended
+  return Status::Ok();
 }
 
 Status LocalTransactions::Commit(Session session) {
-  session.owner_ = nullptr;  // ended below whatever happens, not released
   const std::string& id = session.id_;
   const std::string lock_key = TxnLockKey(session.state_.partition);
   const std::string state_key = TxnStateKey(id);
@@ -241,6 +245,7 @@ Status LocalTransactions::Commit(Session session) {
           StageEnd(batch, id, reads[1] && *reads[1] == id ? lock_key : "");
           return Status::Ok();
         }));
+    session.owner_ = nullptr;  // ended
     return Error::ResourceNotFound("Requested table does not exist.");
   }
   // Nothing else changes the buffer while this request holds the transaction.
@@ -287,6 +292,7 @@ Status LocalTransactions::Commit(Session session) {
     StageEnd(batch, id, lock && *lock == id ? lock_key : "");
     return Status::Ok();
   }));
+  session.owner_ = nullptr;  // ended
   rows_.NoteTrimmed(trimmed);
   return Status::Ok();
 }

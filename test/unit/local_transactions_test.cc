@@ -274,6 +274,24 @@ TEST_P(LocalTxnTest, ASecondRequestMeanwhileIsBusyAndDropAllEndsEverything) {
   EXPECT_EQ(TxnRecords(), 0u);
 }
 
+TEST_P(LocalTxnTest, ACommitThatFailsReleasesTheTransactionForARetry) {
+  std::string id = Start("a");
+  ASSERT_TRUE(WriteIn(id, Put("a", 1, 1)).ok());
+  // A buffered row that does not decode: the commit fails before it writes anything.
+  auto key = versions::EncodeRowKey(Table()->id, Table()->tablestore->primary_key, Pk("a", 2));
+  ASSERT_TRUE(key.ok());
+  storage::WriteBatch corrupt(*store_);
+  corrupt.Put(storage::Family::kLeases, TxnWriteKey(id, *key), "X");
+  ASSERT_TRUE(store_->Write(corrupt).ok());
+  EXPECT_FALSE(txns_->Commit(Use(id)).ok());
+  // Not left held until the hold lapses: the retry is served (and an abort ends it).
+  auto again = txns_->Use(id);
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  ASSERT_TRUE(txns_->Abort(std::move(*again)).ok());
+  EXPECT_EQ(Read("a", 1), -1);
+  EXPECT_EQ(TxnRecords(), 0u);
+}
+
 TEST_P(LocalTxnTest, TheFirstStartMarksTheTableAndOnlyThenDoWritesReadTheLock) {
   EXPECT_FALSE(Table()->tablestore->had_transactions);
   EXPECT_TRUE(WriteOutside(Put("a", 1, 1)).ok());
