@@ -173,30 +173,28 @@ Result<LocalTransactions::Session> LocalTransactions::Use(std::string_view id) {
       {{kLeases, TxnStateKey(id)}},
       [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
         if (!reads[0]) return SessionNotExist();
-        auto state = DecodeTxnState(*reads[0]);
-        if (!state) return Error::Internal("corrupt local transaction record");
+        ASSIGN_OR_RETURN(state, ParseTxnState(*reads[0]));
         const int64_t now_ms = clock_.NowMs();
         // An expired one is left for whoever holds its lock to drop (Start, a write, Reap).
-        if (TxnExpired(*state, limits_, now_ms)) return SessionNotExist();
-        if (TxnHeld(*state, now_ms)) return TxnError(kSessionBusyPrefix, kSessionBusyMessage);
+        if (TxnExpired(state, limits_, now_ms)) return SessionNotExist();
+        if (TxnHeld(state, now_ms)) return TxnError(kSessionBusyPrefix, kSessionBusyMessage);
         // Held until this request ends, or at most a lifetime if its process dies meanwhile.
-        state->held_until_ms = now_ms + limits_.lifetime_ms;
-        state->holder = holder;
-        batch.Put(kLeases, TxnStateKey(id), EncodeTxnState(*state));
+        state.held_until_ms = now_ms + limits_.lifetime_ms;
+        state.holder = holder;
+        batch.Put(kLeases, TxnStateKey(id), EncodeTxnState(state));
         held = std::move(state);
         return Status::Ok();
       }));
   return Session(this, std::string(id), std::move(*held));
 }
 
-Status LocalTransactions::CheckHeld(const Session& session,
-                                    const std::optional<std::string>& raw) const {
+Result<TxnState> LocalTransactions::CheckHeld(const Session& session,
+                                              const std::optional<std::string>& raw) const {
   if (!raw) return SessionNotExist();
-  auto state = DecodeTxnState(*raw);
-  if (!state) return Error::Internal("corrupt local transaction record");
+  ASSIGN_OR_RETURN(state, ParseTxnState(*raw));
   // Another holder: this request's hold lapsed and the transaction went on without it.
-  if (state->holder != session.state_.holder) return SessionNotExist();
-  return Status::Ok();
+  if (state.holder != session.state_.holder) return SessionNotExist();
+  return state;
 }
 
 Status LocalTransactions::Release(Session& session) {
@@ -204,8 +202,8 @@ Status LocalTransactions::Release(Session& session) {
   const std::string key = TxnStateKey(session.id_);
   return store_.ReadModifyWrite(
       {{kLeases, key}}, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
-        if (!CheckHeld(session, reads[0])) return Status::Ok();  // nothing of ours to release
-        auto state = DecodeTxnState(*reads[0]);
+        auto state = CheckHeld(session, reads[0]);
+        if (!state.ok()) return Status::Ok();  // nothing of ours to release
         state->held_until_ms = 0;
         state->holder.clear();
         state->last_used_ms = std::max(state->last_used_ms, clock_.NowMs());
@@ -218,18 +216,20 @@ Status LocalTransactions::Release(Session& session) {
 // if it is not (a storage outage, an unknown outcome), the session's destructor releases the
 // hold, so that a retry of the call is served at once rather than answered OTSSessionBusy until
 // the hold lapses (and finds the transaction gone if the end did commit).
-Status LocalTransactions::Abort(Session session) {
+Status LocalTransactions::End(Session& session) {
   const std::string lock_key = TxnLockKey(session.state_.partition);
   RETURN_IF_ERROR(store_.ReadModifyWrite(
       {{kLeases, TxnStateKey(session.id_)}, {kLeases, lock_key}},
       [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
-        RETURN_IF_ERROR(CheckHeld(session, reads[0]));
+        if (auto held = CheckHeld(session, reads[0]); !held) return std::move(held).error();
         StageEnd(batch, session.id_, reads[1] && *reads[1] == session.id_ ? lock_key : "");
         return Status::Ok();
       }));
   session.owner_ = nullptr;  // ended
   return Status::Ok();
 }
+
+Status LocalTransactions::Abort(Session session) { return End(session); }
 
 Status LocalTransactions::Commit(Session session) {
   const std::string& id = session.id_;
@@ -238,14 +238,7 @@ Status LocalTransactions::Commit(Session session) {
   TablePtr table = catalog_.Find(session.state_.table_name, Front::kTablestore);
   if (!table || table->id != session.state_.table_id) {
     // The transaction ends; nothing is written.
-    RETURN_IF_ERROR(store_.ReadModifyWrite(
-        {{kLeases, state_key}, {kLeases, lock_key}},
-        [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
-          if (!CheckHeld(session, reads[0])) return Status::Ok();
-          StageEnd(batch, id, reads[1] && *reads[1] == id ? lock_key : "");
-          return Status::Ok();
-        }));
-    session.owner_ = nullptr;  // ended
+    RETURN_IF_ERROR(End(session));
     return Error::ResourceNotFound("Requested table does not exist.");
   }
   // Nothing else changes the buffer while this request holds the transaction.
@@ -267,7 +260,9 @@ Status LocalTransactions::Commit(Session session) {
   uint64_t trimmed = 0;
   RETURN_IF_ERROR(store_.ReadModifyWrite(rmw_keys, [&](const storage::RmwReads& reads,
                                                        storage::WriteBatch& batch) -> Status {
-    RETURN_IF_ERROR(CheckHeld(session, reads[writes.size()]));
+    if (auto held = CheckHeld(session, reads[writes.size()]); !held) {
+      return std::move(held).error();
+    }
     const int64_t now_ms = clock_.NowMs();
     trimmed = 0;
     size_t i = 0;

@@ -167,9 +167,12 @@ class LocalTransactions {
   // checks the session still holds it.
   Status Buffer(Session& session, const RowOverlay& rows,
                 std::vector<streams::RowRecord> records, size_t bytes);
-  // Stages `batch`'s end of the session's transaction after checking, in `reads` (its state
-  // record), that the session still holds it.
-  Status CheckHeld(const Session& session, const std::optional<std::string>& state) const;
+  // The transaction's state, as read in `state` (its record), if the session still holds it;
+  // else OTSSessionNotExist.
+  Result<TxnState> CheckHeld(const Session& session, const std::optional<std::string>& state) const;
+  // Ends the session's transaction without writing its rows: drops every record of it (and its
+  // lock, if still its own), once it checked that the session still holds it.
+  Status End(Session& session);
   // Computes `change` inside the session's transaction against the row as it sees it (in
   // `pending`, this request's earlier changes, else its buffer, else the store), after the scope
   // and data-limit checks (counting `bytes`), and adds the row it leaves to `pending` and its

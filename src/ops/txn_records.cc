@@ -40,16 +40,14 @@ Result<bool> LocalTransactions::LockLive(const std::string& id, const std::strin
                                          bool drop_lock, int64_t now_ms,
                                          storage::WriteBatch& batch) {
   ASSIGN_OR_RETURN(raw, store_.Get(kLeases, TxnStateKey(id)));
-  std::optional<TxnState> state;
   if (raw) {
-    state = DecodeTxnState(*raw);
-    if (!state) return Error::Internal("corrupt local transaction record");
-    if (!TxnExpired(*state, limits_, now_ms)) return true;
+    ASSIGN_OR_RETURN(state, ParseTxnState(*raw));
+    if (!TxnExpired(state, limits_, now_ms)) return true;
   }
   // Ended by expiry: dropped here, by whoever meets it first (a lock with no state left is a
   // lock only).
   StageEnd(batch, id, drop_lock ? lock_key : std::string());
-  if (state) {
+  if (raw) {
     batch.OnOutcome([this](storage::BatchOutcome o) {
       if (o == storage::BatchOutcome::kCommitted) ++expired_;
     });
@@ -67,27 +65,27 @@ Result<std::optional<std::optional<StoredRow>>> LocalTransactions::Buffered(
 
 Result<RowOverlay> LocalTransactions::LoadOverlay(const std::string& id) const {
   RowOverlay overlay;
-  const std::string prefix = TxnWritePrefix(id);
-  auto it = store_.ScanFamily(kLeases, prefix, storage::PrefixSuccessor(prefix), false, nullptr);
-  for (; it->Valid(); it->Next()) {
-    ASSIGN_OR_RETURN(row, DecodeBuffered(it->value()));
-    overlay.emplace(std::string(it->key().substr(prefix.size())), std::move(row));
-  }
-  if (!it->status().ok()) return it->status().error();
+  RETURN_IF_ERROR(store_.ForEachUnder(
+      kLeases, TxnWritePrefix(id), [&](std::string_view row_key, std::string_view value) -> Status {
+        ASSIGN_OR_RETURN(row, DecodeBuffered(value));
+        overlay.emplace(std::string(row_key), std::move(row));
+        return Status::Ok();
+      }));
   return overlay;
 }
 
 Result<std::vector<streams::RowRecord>> LocalTransactions::LoadRecords(
     const std::string& id) const {
   std::vector<streams::RowRecord> records;
-  const std::string prefix = TxnRecordPrefix(id);
-  auto it = store_.ScanFamily(kLeases, prefix, storage::PrefixSuccessor(prefix), false, nullptr);
-  for (; it->Valid(); it->Next()) {
-    auto record = streams::DecodeRowRecord(it->value());
-    if (!record) return Error::Internal("corrupt buffered stream record of a local transaction");
-    records.push_back(std::move(*record));
-  }
-  if (!it->status().ok()) return it->status().error();
+  RETURN_IF_ERROR(store_.ForEachUnder(
+      kLeases, TxnRecordPrefix(id), [&](std::string_view, std::string_view value) -> Status {
+        auto record = streams::DecodeRowRecord(value);
+        if (!record) {
+          return Error::Internal("corrupt buffered stream record of a local transaction");
+        }
+        records.push_back(std::move(*record));
+        return Status::Ok();
+      }));
   return records;
 }
 
@@ -97,8 +95,8 @@ Status LocalTransactions::Buffer(Session& session, const RowOverlay& rows,
   TxnState written;
   RETURN_IF_ERROR(store_.ReadModifyWrite(
       {{kLeases, key}}, [&](const storage::RmwReads& reads, storage::WriteBatch& batch) -> Status {
-        RETURN_IF_ERROR(CheckHeld(session, reads[0]));
-        written = *DecodeTxnState(*reads[0]);
+        ASSIGN_OR_RETURN(held, CheckHeld(session, reads[0]));
+        written = std::move(held);
         for (const auto& [row_key, row] : rows) {
           batch.Put(kLeases, TxnWriteKey(session.id_, row_key), EncodeBuffered(row));
         }
@@ -117,18 +115,14 @@ Status LocalTransactions::Buffer(Session& session, const RowOverlay& rows,
 Result<size_t> LocalTransactions::Reap() {
   std::vector<std::pair<std::string, TxnState>> expired;
   const int64_t now_ms = clock_.NowMs();
-  const std::string prefix(kTxnStatePrefix);
-  {
-    auto it =
-        store_.ScanFamily(kLeases, prefix, storage::PrefixSuccessor(prefix), false, nullptr);
-    for (; it->Valid(); it->Next()) {
-      auto state = DecodeTxnState(it->value());
-      if (state && TxnExpired(*state, limits_, now_ms)) {
-        expired.emplace_back(std::string(it->key().substr(prefix.size())), std::move(*state));
-      }
-    }
-    if (!it->status().ok()) return it->status().error();
-  }
+  RETURN_IF_ERROR(store_.ForEachUnder(
+      kLeases, kTxnStatePrefix, [&](std::string_view id, std::string_view value) -> Status {
+        auto state = DecodeTxnState(value);  // a corrupt one is left to `ttlstore check`
+        if (state && TxnExpired(*state, limits_, now_ms)) {
+          expired.emplace_back(std::string(id), std::move(*state));
+        }
+        return Status::Ok();
+      }));
   size_t dropped = 0;
   for (const auto& [id, seen] : expired) {
     const std::string lock_key = TxnLockKey(seen.partition);
@@ -161,13 +155,14 @@ Status LocalTransactions::DropAll() {
 
 size_t LocalTransactions::open() const {
   size_t n = 0;
-  const std::string prefix(kTxnStatePrefix);
   const int64_t now_ms = clock_.NowMs();
-  auto it = store_.ScanFamily(kLeases, prefix, storage::PrefixSuccessor(prefix), false, nullptr);
-  for (; it->Valid(); it->Next()) {
-    auto state = DecodeTxnState(it->value());
-    if (state && !TxnExpired(*state, limits_, now_ms)) ++n;
-  }
+  // A failed scan counts what it read (this feeds /metrics only).
+  (void)store_.ForEachUnder(kLeases, kTxnStatePrefix,
+                            [&](std::string_view, std::string_view value) -> Status {
+                              auto state = DecodeTxnState(value);
+                              if (state && !TxnExpired(*state, limits_, now_ms)) ++n;
+                              return Status::Ok();
+                            });
   return n;
 }
 

@@ -86,6 +86,12 @@ std::optional<TxnState> DecodeTxnState(std::string_view in) {
   return s;
 }
 
+Result<TxnState> ParseTxnState(std::string_view bytes) {
+  auto state = DecodeTxnState(bytes);
+  if (!state) return Error::Internal("corrupt local transaction record");
+  return std::move(*state);
+}
+
 bool TxnHeld(const TxnState& s, int64_t now_ms) { return now_ms < s.held_until_ms; }
 
 bool TxnExpired(const TxnState& s, const TxnLimits& limits, int64_t now_ms) {

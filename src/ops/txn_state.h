@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "model/cell.h"
 
 namespace ttlstore::ops {
@@ -67,6 +68,8 @@ struct TxnState {
 
 std::string EncodeTxnState(const TxnState& state);
 std::optional<TxnState> DecodeTxnState(std::string_view bytes);
+// The state a stored record holds, or an Internal error for a corrupt one.
+Result<TxnState> ParseTxnState(std::string_view bytes);
 
 // Whether a request holds the transaction at `now_ms`.
 bool TxnHeld(const TxnState& state, int64_t now_ms);

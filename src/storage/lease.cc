@@ -95,11 +95,11 @@ Result<bool> Leases::HeldNow(const std::string& unit) const {
 Result<std::vector<std::pair<std::string, LeaseRecord>>> ListLeases(const Store& store,
                                                                     const std::string& prefix) {
   std::vector<std::pair<std::string, LeaseRecord>> out;
-  auto it = store.ScanFamily(Family::kLeases, prefix, PrefixSuccessor(prefix), false, nullptr);
-  for (; it->Valid(); it->Next()) {
-    if (auto record = DecodeLease(it->value())) out.emplace_back(std::string(it->key()), *record);
-  }
-  RETURN_IF_ERROR(it->status());
+  RETURN_IF_ERROR(store.ForEachUnder(
+      Family::kLeases, prefix, [&](std::string_view rest, std::string_view value) -> Status {
+        if (auto record = DecodeLease(value)) out.emplace_back(prefix + std::string(rest), *record);
+        return Status::Ok();
+      }));
   return out;
 }
 

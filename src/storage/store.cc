@@ -117,6 +117,17 @@ std::unique_ptr<ItemIterator> Store::ScanFamily(Family family, std::string lower
   return ScanIn(SpaceOf(family), std::move(lower), std::move(upper), reverse, start_after, 0);
 }
 
+Status Store::ForEachUnder(
+    Family family, std::string_view prefix,
+    const std::function<Status(std::string_view rest, std::string_view value)>& fn) const {
+  std::string lower(prefix);
+  auto it = ScanFamily(family, lower, PrefixSuccessor(lower), false, nullptr);
+  for (; it->Valid(); it->Next()) {
+    RETURN_IF_ERROR(fn(it->key().substr(prefix.size()), it->value()));
+  }
+  return it->status();
+}
+
 Result<bool> Store::HasExpiry(int64_t due_ms, std::string_view item_key) const {
   ASSIGN_OR_RETURN(value, GetIn(Space::kExpiry, ExpiryKey(due_ms, item_key)));
   return value.has_value();

@@ -280,6 +280,12 @@ class Store {
   Result<std::optional<std::string>> Get(Family family, std::string_view key) const;
   std::unique_ptr<ItemIterator> ScanFamily(Family family, std::string lower, std::string upper,
                                            bool reverse, const std::string* start_after) const;
+  // Every record of `family` whose key starts with `prefix`, in key order: `fn` gets the rest of
+  // the key (after the prefix) and the value, and an error from it (or from the scan) stops the
+  // walk and is returned.
+  Status ForEachUnder(Family family, std::string_view prefix,
+                      const std::function<Status(std::string_view rest, std::string_view value)>&
+                          fn) const;
 
   virtual Result<std::vector<model::TableDescriptor>> LoadTables() const = 0;
   // Allocates a table id never used before in this store (persisted at once).
