@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/legacy.h"
+#include "index/index_key.h"
 
 namespace ttlstore::api {
 
@@ -161,6 +162,26 @@ void WriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,
   if (!r.return_capacity || *r.return_capacity == "NONE") return;
   w.Key("ConsumedCapacity");
   WriteCapacityEntry(w, *r.return_capacity, r.table->name, table_units, indexes);
+}
+
+void WriteIndexReadCapacity(JsonWriter& w, const ItemRequest& r, const model::SecondaryIndex& ix,
+                            size_t bytes_read, size_t base_bytes_read, bool consistent) {
+  if (!r.return_capacity || *r.return_capacity == "NONE") return;
+  double index_units = ops::ReadCapacityUnits(bytes_read - base_bytes_read, consistent);
+  double table_units = base_bytes_read ? ops::ReadCapacityUnits(base_bytes_read, consistent) : 0.0;
+  WriteCapacity(w, r, table_units, {{ix.name, ix.global, index_units}});
+}
+
+bool ValidIndexPosition(const model::TableDescriptor& table, const model::SecondaryIndex& ix,
+                        const model::Item& key) {
+  model::Item table_key;
+  for (const auto& [name, value] : key) {
+    if (name == table.key.hash.name || (table.key.range && name == table.key.range->name)) {
+      table_key.emplace(name, value);
+    }
+  }
+  return ops::ValidateKey(table, table_key).ok() && index::IndexKeyOf(ix, key) &&
+         index::EntryKeyAttributes(table, ix, key).size() == key.size();
 }
 
 void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_units,

@@ -66,6 +66,14 @@ void WriteItemWriteCapacity(JsonWriter& w, const ItemRequest& r, double table_un
 // if `mode` asks for it.
 void WriteCapacityList(JsonWriter& w, const std::optional<std::string>& mode,
                        const std::map<std::string, double>& units);
+// The same for a read of secondary index `ix`: `bytes_read` in all, `base_bytes_read` of them
+// read from the table (the items a local index's read fetched), charged to the table.
+void WriteIndexReadCapacity(JsonWriter& w, const ItemRequest& r, const model::SecondaryIndex& ix,
+                            size_t bytes_read, size_t base_bytes_read, bool consistent);
+// A position in index `ix` (a Query's or Scan's ExclusiveStartKey, a PartiQL NextToken): exactly
+// the table key and the index key attributes, of their types.
+bool ValidIndexPosition(const model::TableDescriptor& table, const model::SecondaryIndex& ix,
+                        const model::Item& key);
 // One table's share of a multi-item write: its own units and each index's.
 struct TableCapacity {
   double table = 0;

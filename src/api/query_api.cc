@@ -2,6 +2,7 @@
 // ops::Query / ops::Scan, rendered with Count, ScannedCount, LastEvaluatedKey and capacity.
 #include "api/expression_params.h"
 #include "api/handlers.h"
+#include "api/index_projection.h"
 #include "api/item_common.h"
 #include "api/legacy.h"
 #include "index/index_key.h"
@@ -104,12 +105,6 @@ Result<const model::SecondaryIndex*> ResolveIndex(const ReadHead& r) {
   return ix;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return "[" + out + "]";
-}
-
 // What a read of an index may ask for beyond the index's projection. A global index holds only
 // its projection, so asking for more is an error; a local index lives with its table, so the
 // service fetches the table's items instead (returns true then).
@@ -129,33 +124,10 @@ Result<bool> CheckIndexAttributes(const ReadHead& r, const model::SecondaryIndex
     fetch_base = true;
   }
   if (projection) {
-    std::vector<std::string> missing;
-    for (const expr::Path& path : projection->paths()) {
-      const std::string& name = path.front().name;
-      if (!index::Projects(table, ix, name) &&
-          std::find(missing.begin(), missing.end(), name) == missing.end()) {
-        missing.push_back(name);
-      }
-    }
-    if (!missing.empty()) {
-      if (ix.global) {
-        return Error::Validation("One or more parameter values were invalid: Global secondary "
-                                 "index " + ix.name + " does not project " + JoinNames(missing));
-      }
-      fetch_base = true;
-    }
+    ASSIGN_OR_RETURN(fetch, CheckIndexProjects(table, ix, projection->paths()));
+    fetch_base = fetch_base || fetch;
   }
-  if (filter && !fetch_base) {
-    std::vector<std::string> missing;
-    for (const std::string& name : filter->TopLevelNames()) {
-      if (!index::Projects(table, ix, name)) missing.push_back(name);
-    }
-    if (!missing.empty()) {
-      return Error::Validation("One or more parameter values were invalid: Secondary index " +
-                               ix.name + " does not project one or more filter attributes: " +
-                               JoinNames(missing));
-    }
-  }
+  if (filter && !fetch_base) RETURN_IF_ERROR(CheckIndexFilter(table, ix, *filter));
   return fetch_base;
 }
 
@@ -167,16 +139,9 @@ Result<std::optional<model::Item>> DecodeStartKey(const rapidjson::Value& req,
   if (!json) return std::optional<model::Item>();
   ASSIGN_OR_RETURN(key, DecodeItem(*json));
   if (ix) {
-    // Exactly the table key and the index key attributes, of their types.
-    model::Item table_key;
-    for (const auto& [name, value] : key) {
-      if (name == table.key.hash.name || (table.key.range && name == table.key.range->name)) {
-        table_key.emplace(name, value);
-      }
+    if (!ValidIndexPosition(table, *ix, key)) {
+      return Error::Validation("The provided starting key is invalid");
     }
-    bool ok = ops::ValidateKey(table, table_key).ok() && index::IndexKeyOf(*ix, key) &&
-              index::EntryKeyAttributes(table, *ix, key).size() == key.size();
-    if (!ok) return Error::Validation("The provided starting key is invalid");
     return std::optional<model::Item>(std::move(key));
   }
   if (Status s = ops::ValidateKey(table, key); !s) {
@@ -191,12 +156,7 @@ void WriteReadCapacity(JsonWriter& w, const ReadHead& r, const ops::Page& page,
     WriteCapacity(w, r.head, ops::ReadCapacityUnits(page.bytes_read, r.consistent));
     return;
   }
-  if (!r.head.return_capacity || *r.head.return_capacity == "NONE") return;
-  double index_units = ops::ReadCapacityUnits(page.bytes_read - page.base_bytes_read,
-                                              r.consistent);
-  double table_units =
-      page.base_bytes_read ? ops::ReadCapacityUnits(page.base_bytes_read, r.consistent) : 0.0;
-  WriteCapacity(w, r.head, table_units, {{ix->name, ix->global, index_units}});
+  WriteIndexReadCapacity(w, r.head, *ix, page.bytes_read, page.base_bytes_read, r.consistent);
 }
 
 std::string RenderPage(const ReadHead& r, const ops::Page& page,

@@ -34,6 +34,12 @@ bool IsTableNameChar(char c) {
 
 }  // namespace
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return "[" + out + "]";
+}
+
 const rapidjson::Value* Field(const rapidjson::Value& obj, const char* name) {
   if (!obj.IsObject()) return nullptr;
   auto it = obj.FindMember(name);

@@ -17,6 +17,9 @@
 
 namespace ttlstore::api {
 
+// Names as the service lists them in messages: "[a, b]".
+std::string JoinNames(const std::vector<std::string>& names);
+
 // Looks up a top-level field; nullptr if absent or JSON null.
 const rapidjson::Value* Field(const rapidjson::Value& obj, const char* name);
 

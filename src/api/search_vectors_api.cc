@@ -23,12 +23,6 @@ namespace {
 constexpr int64_t kMinTopK = 1;
 constexpr int64_t kMaxTopK = 100;
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return "[" + out + "]";
-}
-
 // The search vector: a list of N values (SearchVectorsInput.SearchVector, "Each element is a
 // 32-bit IEEE-754 floating point number, provided in DynamoDB list format").
 Result<std::vector<model::AttributeValue>> DecodeSearchVector(const rapidjson::Value& json) {

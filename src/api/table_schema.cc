@@ -15,12 +15,6 @@ const model::KeyElement* FindDefinition(const model::TableDescriptor& t, const s
   return nullptr;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return "[" + out + "]";
-}
-
 
 const char* ProjectionName(model::ProjectionType p) {
   switch (p) {

@@ -6,6 +6,7 @@
 #include "common/base64.h"
 #include "api/item_common.h"
 #include "api/json_parse.h"
+#include "api/partiql/index_read.h"
 #include "api/partiql/parser.h"
 #include "api/request.h"
 #include "expr/condition_check.h"
@@ -30,19 +31,6 @@ bool IsMissingKeyError(const Error& e) {
   const std::string& m = e.message();
   return m.rfind("Where clause does not contain", 0) == 0 ||
          m.rfind("Multiple conditions on same key", 0) == 0;
-}
-
-Status CheckIndex(const Statement& st, const model::TableDescriptor& table) {
-  if (!st.index) return Status::Ok();
-  // Secondary indexes are declared but not yet maintained (issue #5), as in Query.
-  for (const auto& ix : table.indexes) {
-    if (ix.name == *st.index) {
-      return Error::Validation("Reading secondary index " + ix.name +
-                               " is not supported by this server yet");
-    }
-  }
-  // Unlike Query, the PartiQL surface does not name the index in this message.
-  return Error::Validation("The table does not have the specified index");
 }
 
 // ORDER BY pk sorts the partitions of an IN list; the token's partition index refers to this
@@ -104,7 +92,11 @@ Result<TokenState> DecodeToken(const std::string& token, const std::string& fing
   if (state.index >= std::max<size_t>(1, p.key_conditions.size())) return invalid;
   if (const rapidjson::Value* k = Field(doc, "k")) {
     auto key = DecodeItem(*k);
-    if (!key || !ops::ValidateKey(*p.table, *key)) return invalid;
+    if (!key) return invalid;
+    if (p.index ? !ValidIndexPosition(*p.table, *p.index, *key)
+                : !ops::ValidateKey(*p.table, *key)) {
+      return invalid;
+    }
     state.key = std::move(*key);
   }
   return state;
@@ -157,32 +149,46 @@ Result<T> Unprefixed(Result<T> r) {
   return r;
 }
 
-Result<Prepared> Prepare(const Services& s, Statement statement, const Params& params, Mode mode) {
+Result<Prepared> Prepare(const Services& s, Statement statement, const Params& params, Mode mode,
+                         bool consistent) {
   Prepared p;
   p.statement = std::move(statement);
   const Statement& st = p.statement;
-  // Checked before the table is looked up, as the service does.
+  // Checked before the table is looked up, as the service does (dynoxide's tests, captured
+  // against the service).
+  if (st.index && st.kind == Statement::Kind::kInsert) {
+    return Error::Validation(
+        "FROM clause may only contain a single table name in data manipulation statements");
+  }
   if (st.index && !st.IsRead()) {
     return Error::Validation("This operation is not supported on an index");
   }
   ASSIGN_OR_RETURN(table, s.catalog.Get(st.table));
   p.table = table;
-  RETURN_IF_ERROR(CheckIndex(st, *table));
+  ASSIGN_OR_RETURN(index, ResolveReadIndex(st, *table, mode == Mode::kBatch, consistent));
+  p.index = index;
   ExpressionWriter w(p.ph, params);
 
   if (st.IsRead() && mode == Mode::kStatement) {
-    ASSIGN_OR_RETURN(read, PlanSelect(st, table->key, w));
+    const model::KeySchema& key = p.index ? p.index->key : table->key;
+    ASSIGN_OR_RETURN(read, PlanSelect(st, key, w));
     RETURN_IF_ERROR(CheckOperatorCount(st));
     p.read = std::move(read);
     OrderPartitions(p.read);
     for (const std::string& text : p.read.key_conditions) {
-      ASSIGN_OR_RETURN(kc, Unprefixed(expr::KeyCondition::Parse(text, table->key, p.ph, true)));
+      ASSIGN_OR_RETURN(kc, Unprefixed(expr::KeyCondition::Parse(text, key, p.ph, true)));
       p.key_conditions.push_back(std::move(kc));
     }
     if (!p.read.filter.empty()) {
       ASSIGN_OR_RETURN(filter,
                        Unprefixed(expr::Condition::Parse(p.read.filter, "FilterExpression", p.ph, true)));
       p.filter = std::move(filter);
+    }
+    if (p.index) {
+      ASSIGN_OR_RETURN(fetch, CheckIndexAttributes(st, *table, *p.index,
+                                                   p.filter ? &*p.filter : nullptr,
+                                                   !p.key_conditions.empty()));
+      p.fetch_base = fetch;
     }
     return p;
   }
@@ -232,9 +238,12 @@ Result<SelectPage> RunSelect(const Services& s, const Prepared& p, std::optional
   ops::PageOptions options;
   options.filter = p.filter ? &*p.filter : nullptr;
   options.now_ms = s.clock.NowMs();  // for tables that hide expired items
+  options.index = p.index;
+  options.fetch_base_items = p.fetch_base;
   auto take = [&](const ops::Page& r) {
     for (const auto& item : r.items) page.items.push_back(Project(p.statement, item));
     page.bytes_read += r.bytes_read;
+    page.base_bytes_read += r.base_bytes_read;
   };
 
   if (p.key_conditions.empty()) {

@@ -53,10 +53,16 @@ struct Prepared {
   std::optional<expr::Condition> condition;
   std::optional<expr::Update> update;
   std::optional<expr::Condition> filter;  // kStatement SELECT only
+  // A kStatement SELECT of "table"."index": the index it reads, and whether each item is
+  // fetched from the table (a local index asked for attributes it does not project).
+  const model::SecondaryIndex* index = nullptr;
+  bool fetch_base = false;
 };
 
 // Resolves the table (ResourceNotFoundException) and translates the statement for `mode`.
-Result<Prepared> Prepare(const Services& s, Statement statement, const Params& params, Mode mode);
+// `consistent`: the request's ConsistentRead (refused on a global index).
+Result<Prepared> Prepare(const Services& s, Statement statement, const Params& params, Mode mode,
+                         bool consistent = false);
 
 // The RocksDB key of a single-item statement, to find two statements on one item.
 std::string TargetKey(const Prepared& p);
@@ -67,6 +73,7 @@ std::string TargetKey(const Prepared& p);
 struct SelectPage {
   std::vector<model::Item> items;  // projected
   size_t bytes_read = 0;
+  size_t base_bytes_read = 0;  // the part of bytes_read an index read read from the table
   std::optional<std::string> next_token;
 };
 Result<SelectPage> RunSelect(const Services& s, const Prepared& p, std::optional<int64_t> limit,

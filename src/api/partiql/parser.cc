@@ -179,6 +179,11 @@ class Parser {
     if (AcceptPunct(".")) {
       ASSIGN_OR_RETURN(index, Name());
       s.index = std::move(index);
+      // The service's words, without the "wasn't well formed" envelope (dynoxide's tests,
+      // captured against the service; docs/compatibility.md "PartiQL over indexes").
+      if (Peek().IsPunct(".")) {
+        return Error::Validation("A path may contain at most 2 components in the FROM clause");
+      }
     }
     return Status::Ok();
   }

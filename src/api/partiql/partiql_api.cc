@@ -138,7 +138,8 @@ Result<std::string> ExecuteStatement(const Services& s, const rapidjson::Value& 
   if (next_token && !statement.IsRead()) {
     return Error::Validation("NextToken is only valid on a SELECT statement");
   }
-  ASSIGN_OR_RETURN(p, partiql::Prepare(s, std::move(statement), params, Mode::kStatement));
+  ASSIGN_OR_RETURN(p, partiql::Prepare(s, std::move(statement), params, Mode::kStatement,
+                                       consistent.value_or(false)));
   ItemRequest head{p.table->name, p.table, capacity};
 
   rapidjson::StringBuffer buf;
@@ -155,7 +156,12 @@ Result<std::string> ExecuteStatement(const Services& s, const rapidjson::Value& 
       w.Key("NextToken");
       WriteString(w, *page.next_token);
     }
-    WriteCapacity(w, head, ops::ReadCapacityUnits(page.bytes_read, consistent.value_or(false)));
+    if (p.index) {
+      WriteIndexReadCapacity(w, head, *p.index, page.bytes_read, page.base_bytes_read,
+                             consistent.value_or(false));
+    } else {
+      WriteCapacity(w, head, ops::ReadCapacityUnits(page.bytes_read, consistent.value_or(false)));
+    }
   } else {
     ASSIGN_OR_RETURN(outcome, partiql::RunWrite(s, p));
     if (outcome.condition_failed) {
