@@ -62,17 +62,9 @@ Result<AttributeValue> DecodeSet(ValueType type, const rapidjson::Value& v) {
   std::vector<std::string> sorted = members;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    // Three different wordings, as the service has them (NS compares by value, so it cannot
-    // echo "the" duplicate text).
-    if (type == ValueType::kNS) return Error::Validation("Input collection contains duplicates");
-    std::string list;
-    for (const auto& m : v.GetArray()) {
-      if (!list.empty()) list += ", ";
-      list += View(m);
-    }
-    return Error::Validation(std::string(kInvalid) + "Input collection [" + list + "]" +
-                             (type == ValueType::kBS ? "of type BS contains duplicates."
-                                                     : " contains duplicates."));
+    std::vector<std::string> listed;
+    for (const auto& m : v.GetArray()) listed.emplace_back(View(m));
+    return DuplicateSetMembers(type, listed);
   }
   return AttributeValue::Set(type, std::move(members));
 }
@@ -232,6 +224,17 @@ void WriteItem(JsonWriter& w, const model::Item& item) {
     WriteAttributeValue(w, v);
   }
   w.EndObject();
+}
+
+Error DuplicateSetMembers(ValueType type, const std::vector<std::string>& listed) {
+  // Three different wordings, as the service has them (NS compares by value, so it cannot
+  // echo "the" duplicate text).
+  if (type == ValueType::kNS) return Error::Validation("Input collection contains duplicates");
+  std::string list;
+  for (const auto& m : listed) list += (list.empty() ? "" : ", ") + m;
+  return Error::Validation(std::string(kInvalid) + "Input collection [" + list + "]" +
+                           (type == ValueType::kBS ? "of type BS contains duplicates."
+                                                   : " contains duplicates."));
 }
 
 }  // namespace ttlstore::api

@@ -5,6 +5,9 @@
 
 #include <rapidjson/document.h>
 
+#include <string>
+#include <vector>
+
 #include "api/json_writer.h"
 #include "common/result.h"
 #include "model/attribute_value.h"
@@ -27,6 +30,10 @@ Result<model::Item> DecodeItem(const rapidjson::Value& json);
 // texts (ScyllaDB's Alternator test_limit_attribute_length_nonkey_empty and _bad, run against
 // the service).
 Status CheckAttributeName(std::string_view name);
+
+// A set with duplicate members, as the service words it per set type: `listed` are its members
+// as the request wrote them (base64 for a binary set).
+Error DuplicateSetMembers(model::ValueType type, const std::vector<std::string>& listed);
 
 // A string value, length-aware (std::string may hold NULs).
 inline void WriteString(JsonWriter& w, const std::string& s) {

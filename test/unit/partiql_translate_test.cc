@@ -87,7 +87,9 @@ TEST(PartiqlBind, BagErrors) {
   EXPECT_EQ(bind("<<true>>"),
             "Unsupported data type in Bag. DynamoDB only supports either numbers or strings in "
             "bags");
-  EXPECT_EQ(bind("<<'a', 'a'>>"), "Input collection contains duplicates");
+  EXPECT_EQ(bind("<<'a', 'a'>>"),
+            "One or more parameter values were invalid: Input collection [a, a] contains "
+            "duplicates.");
   EXPECT_EQ(bind("<<1, 1.0>>"), "Input collection contains duplicates");
   EXPECT_EQ(bind("<<?, ?>>", {AttributeValue::Binary("x"), AttributeValue::Binary("y")}), "ok");
   EXPECT_EQ(bind("MISSING"), "Unsupported data type: MISSING");
@@ -128,7 +130,7 @@ TEST(PartiqlTranslate, ConditionErrors) {
   EXPECT_EQ(Where("a BETWEEN [1] AND 2"),
             "ERROR: Incorrect operand type for operator or function; operator or function: "
             "BETWEEN, operand type: L");
-  EXPECT_EQ(Where("foo(a)"), "ERROR: Unrecognized function: foo");
+  EXPECT_EQ(Where("foo(a)"), "ERROR: Unrecognized function: foo at 1:23:3");
   EXPECT_EQ(Where("a"),
             "ERROR: WHERE clause must contain an expression that resolves to a boolean");
   EXPECT_EQ(Where("size(a)"),
@@ -295,16 +297,16 @@ TEST(PartiqlPlanItem, UpdateFunctions) {
   EXPECT_EQ(i.update,
             "SET l = list_append(l, L:), c = if_not_exists(c, N:0) ADD s SS:1 DELETE d NS:2");
   EXPECT_EQ(ForItem("UPDATE t SET s = set_add(x, <<'a'>>) WHERE pk = 'k'", HashOnly()).error,
-            "The first argument to SET_ADD must equal the assignment value");
+            "The first argument to SET_ADD must equal the assignment value at 1:18:7");
   EXPECT_EQ(ForItem("UPDATE t SET s = set_add(s, 'a') WHERE pk = 'k'", HashOnly()).error,
-            "The second argument to SET_ADD must be a value with type SET");
+            "The second argument to SET_ADD must be a value with type SET at 1:26:1");
   EXPECT_EQ(ForItem("UPDATE t SET s = set_delete(s) WHERE pk = 'k'", HashOnly()).error,
-            "SET_DELETE must have exactly two arguments");
+            "SET_DELETE must have exactly two arguments at 1:18:10");
   EXPECT_EQ(ForItem("UPDATE t SET x = 'a' + 1 WHERE pk = 'k'", HashOnly()).error,
             "Incorrect operand type for operator or function; operator or function: +, operand "
             "type: S");
   EXPECT_EQ(ForItem("UPDATE t SET x = nope(1) WHERE pk = 'k'", HashOnly()).error,
-            "Unrecognized function: nope");
+            "Unrecognized function: nope at 1:18:4");
 }
 
 TEST(PartiqlPlanItem, KeyErrors) {

@@ -1,6 +1,8 @@
 // Binding of PartiQL literals and `?` parameters to attribute values, and SELECT projection.
 #include <algorithm>
 
+#include "api/json_value.h"
+#include "common/base64.h"
 #include "api/partiql/parser.h"
 #include "api/partiql/translate.h"
 #include "model/number.h"
@@ -34,7 +36,11 @@ Result<AttributeValue> BindBag(const Value& v, const Params& params) {
   std::vector<std::string> sorted = members;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    return Error::Validation("Input collection contains duplicates");
+    std::vector<std::string> listed = members;
+    if (*set_type == ValueType::kBS) {
+      for (std::string& m : listed) m = Base64Encode(m);
+    }
+    return DuplicateSetMembers(*set_type, listed);
   }
   return AttributeValue::Set(*set_type, std::move(members));
 }

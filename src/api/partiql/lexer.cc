@@ -11,8 +11,6 @@ bool IsIdentStart(char c) {
 bool IsIdentPart(char c) { return IsIdentStart(c) || std::isdigit(static_cast<unsigned char>(c)); }
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
-std::string At(Position p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
-
 class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
@@ -168,6 +166,10 @@ bool Token::IsKeyword(std::string_view word) const {
 }
 
 Result<std::vector<Token>> Lex(std::string_view text) { return Lexer(text).Run(); }
+
+std::string At(Position p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
+
+std::string At(Position p, size_t length) { return At(p) + ":" + std::to_string(length); }
 
 std::string Describe(const Token& token) {
   switch (token.kind) {

@@ -45,6 +45,11 @@ inline constexpr char kMalformed[] = "Statement wasn't well formed, can't be pro
 // identifier, unexpected character) are ValidationExceptions with the kMalformed prefix.
 Result<std::vector<Token>> Lex(std::string_view text);
 
+// A position as messages give it, "line:column", or with a token's length, "line:column:length"
+// (the service's suffix " at 1:40:6" on some PartiQL errors).
+std::string At(Position p);
+std::string At(Position p, size_t length);
+
 // How a token is quoted in error messages: 'SELECTT', or "end of statement".
 std::string Describe(const Token& token);
 

@@ -18,11 +18,31 @@ Error IncorrectOperand(const std::string& op, ValueType type) {
       ", operand type: " + model::TypeName(type));
 }
 
+// "Unrecognized function: f at 1:40:6": the service points at the function's name.
+Error Unrecognized(const Expr& call) {
+  return Error::Validation("Unrecognized function: " + call.op + " at " +
+                           At(call.pos, call.op.size()));
+}
+
+// The condition functions WHERE accepts, with their operand counts (0: not one).
+size_t ConditionOperands(const std::string& f) {
+  if (f == "attribute_exists" || f == "attribute_not_exists") return 1;
+  if (f == "begins_with" || f == "contains" || f == "attribute_type") return 2;
+  return 0;
+}
+
 bool Orderable(ValueType t) {
   return t == ValueType::kS || t == ValueType::kN || t == ValueType::kB;
 }
 
 }  // namespace
+
+// `fn(...) = true` (or `<>`, or false): a condition function compared with a boolean literal or
+// parameter. The condition function's side, and whether the comparison holds when it does.
+struct BooleanCompare {
+  const Expr* call = nullptr;
+  bool when_true = true;
+};
 
 Result<AttributeValue> ExpressionWriter::BindOperand(const Expr& e) {
   ASSIGN_OR_RETURN(v, Bind(e.value, params_));
@@ -76,12 +96,32 @@ Result<std::string> ExpressionWriter::Operand(const Expr& e, const char* op) {
         return "size(" + PathText(e.args[0].path) + ")";
       }
       if (e.op == "size") return Error::Validation("Unsupported operation: size");
-      return Error::Validation("Unrecognized function: " + e.op);
+      return Unrecognized(e);
     case Expr::Kind::kArith:
       return Error::Validation("Unsupported operator in Condition Expression. Operator: " + e.op);
     default:
       return Error::Validation("Unsupported operation: nested condition used as a value");
   }
+}
+
+Result<BooleanCompare> ExpressionWriter::CompareWithBoolean(const Expr& e) {
+  BooleanCompare out;
+  if (e.op != "=" && e.op != "<>") return out;
+  for (int side = 0; side < 2; ++side) {
+    const Expr& call = e.args[side];
+    const Expr& other = e.args[1 - side];
+    if (call.kind != Expr::Kind::kCall || ConditionOperands(call.op) == 0 ||
+        other.kind != Expr::Kind::kValue) {
+      continue;
+    }
+    if (other.value.kind == Value::Kind::kMissing) return out;
+    ASSIGN_OR_RETURN(v, BindOperand(other));
+    if (v.type() != ValueType::kBool) return out;
+    out.call = &call;
+    out.when_true = v.boolean() == (e.op == "=");
+    return out;
+  }
+  return out;
 }
 
 Result<std::string> ExpressionWriter::Condition(const Expr& e) {
@@ -98,6 +138,11 @@ Result<std::string> ExpressionWriter::Condition(const Expr& e) {
       return "NOT (" + inner + ")";
     }
     case Expr::Kind::kCompare: {
+      ASSIGN_OR_RETURN(boolean, CompareWithBoolean(e));
+      if (boolean.call) {
+        ASSIGN_OR_RETURN(cond, Condition(*boolean.call));
+        return boolean.when_true ? cond : "NOT (" + cond + ")";
+      }
       const char* ordering = e.op == "=" || e.op == "<>" ? nullptr : e.op.c_str();
       ASSIGN_OR_RETURN(l, Operand(e.args[0], ordering));
       ASSIGN_OR_RETURN(r, Operand(e.args[1], ordering));
@@ -148,14 +193,22 @@ Result<std::string> ExpressionWriter::Condition(const Expr& e) {
     }
     case Expr::Kind::kCall: {
       const std::string& f = e.op;
-      bool one = f == "attribute_exists" || f == "attribute_not_exists";
-      bool two = f == "begins_with" || f == "contains" || f == "attribute_type";
-      if (!one && !two) {
+      const size_t operands = ConditionOperands(f);
+      if (operands == 0) {
         if (f == "size") return Error::Validation(kNotBoolean);
-        return Error::Validation("Unrecognized function: " + f);
+        return Unrecognized(e);
       }
-      if (e.args.size() != (one ? 1u : 2u)) {
-        return Error::Validation(std::string(kMalformed) + "Wrong number of arguments to " + f);
+      const bool one = operands == 1;
+      // The expression engine's texts, as the service gives them for PartiQL too (a conformance
+      // suite's capture).
+      if (e.args.size() != operands) {
+        return Error::Validation(
+            "Incorrect number of operands for operator or function; operator or function: " + f +
+            ", number of operands: " + std::to_string(e.args.size()));
+      }
+      if (one && e.args[0].kind != Expr::Kind::kPath) {
+        return Error::Validation(
+            "Operator or function requires a document path; operator or function: " + f);
       }
       if (e.args[0].kind != Expr::Kind::kPath) {
         return Error::Validation(
@@ -212,7 +265,7 @@ Result<std::string> ExpressionWriter::UpdateOperand(const Expr& e, bool allow_ar
         if (e.op == "set_add" || e.op == "set_delete") {
           return Error::Validation("Unsupported operation: nested " + e.op);
         }
-        return Error::Validation("Unrecognized function: " + e.op);
+        return Unrecognized(e);
       }
       if (e.args.size() != 2) {
         return Error::Validation(std::string(kMalformed) + "Wrong number of arguments to " + e.op);
@@ -242,21 +295,25 @@ Result<std::string> ExpressionWriter::Update(const Statement& s) {
     if (v.kind == Expr::Kind::kCall && (v.op == "set_add" || v.op == "set_delete")) {
       // SET s = set_add(s, <<...>>) is DynamoDB's ADD s :v (set_delete: DELETE s :v).
       std::string upper = v.op == "set_add" ? "ADD" : "DELETE";
+      // The service points at the function's name, or (for the second argument) at the first.
+      const std::string at_call = " at " + At(v.pos, v.op.size());
       if (v.args.size() != 2) {
-        return Error::Validation("SET_" + upper + " must have exactly two arguments");
+        return Error::Validation("SET_" + upper + " must have exactly two arguments" + at_call);
       }
       if (v.args[0].kind != Expr::Kind::kPath || v.args[0].path.size() != a.path.size() ||
           PathText(v.args[0].path) != target) {
         return Error::Validation("The first argument to SET_" + upper +
-                                 " must equal the assignment value");
+                                 " must equal the assignment value" + at_call);
       }
       Result<AttributeValue> bound = v.args[1].kind == Expr::Kind::kValue
                                          ? BindOperand(v.args[1])
                                          : Result<AttributeValue>(AttributeValue::Null());
       if (!bound) return std::move(bound).error();
       if (!bound->IsSet()) {
+        const Expr& first = v.args[0];
         return Error::Validation("The second argument to SET_" + upper +
-                                 " must be a value with type SET");
+                                 " must be a value with type SET at " +
+                                 At(first.pos, first.path.front().name.size()));
       }
       append(upper == "ADD" ? add : del, target + " " + ValueToken(std::move(*bound)));
       continue;

@@ -36,6 +36,8 @@ inline constexpr char kNestingTooDeep[] = "Nesting Levels have exceeded supporte
 Result<model::AttributeValue> Bind(const Value& v, const Params& params);
 
 // Writes expression text, adding placeholders to `ph`. One writer per statement.
+struct BooleanCompare;
+
 class ExpressionWriter {
  public:
   ExpressionWriter(expr::Placeholders& ph, const Params& params) : ph_(ph), params_(params) {}
@@ -54,6 +56,8 @@ class ExpressionWriter {
 
  private:
   Result<std::string> Operand(const Expr& e, const char* op);
+  // `fn(...) = true` and the like: the condition function compared, or none.
+  Result<BooleanCompare> CompareWithBoolean(const Expr& e);
   Result<std::string> UpdateOperand(const Expr& e, bool allow_arith);
   // A WHERE or SET value; values nested past 32 levels are refused.
   Result<model::AttributeValue> BindOperand(const Expr& e);

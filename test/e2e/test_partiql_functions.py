@@ -1,0 +1,155 @@
+"""PartiQL functions and IS in WHERE, SET_ADD / SET_DELETE, and the service's texts for the forms
+it refuses, through boto3.
+
+The expectations are the service's answers as captured against real DynamoDB (eu-west-2, October
+2026; us-east-1, eu-west-1 and us-west-2 gave the same) in a public conformance suite's PartiQL
+`whereFunctions` and `partiqlFunctions` files; docs/compatibility.md, "PartiQL functions".
+Positions in messages are `at <line>:<column>:<length>`, counted in characters from 1.
+"""
+from __future__ import annotations
+
+import pytest
+
+from e2e_util import assert_error, unique_name
+
+NOT_WELL_FORMED = "Statement wasn't well formed, can't be processed: "
+ITEM = "pq-fn-item"
+
+
+@pytest.fixture(scope="module")
+def table(ddb):
+    name = unique_name("pq_fn")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+    ddb.put_item(TableName=name, Item={
+        "pk": {"S": ITEM}, "ss": {"SS": ["a", "b", "c"]}, "ns": {"NS": ["1", "2", "3"]},
+        "s": {"S": "str"}, "m": {"M": {"sub": {"S": "x"}, "inner": {"SS": ["x"]}}},
+        "nul": {"NULL": True}, "flag": {"BOOL": True}, "marker": {"S": "present"}})
+    yield name
+    ddb.delete_table(TableName=name)
+
+
+def at(statement: str, token: str, length: int | None = None, start: int = 0) -> str:
+    i = statement.index(token, start)
+    return f"1:{i + 1}:{len(token) if length is None else length}"
+
+
+def keys_where(ddb, table: str, condition: str) -> list[str]:
+    out = ddb.execute_statement(
+        Statement=f"SELECT * FROM \"{table}\" WHERE pk = '{ITEM}' AND {condition}",
+        ConsistentRead=True)
+    return [i["pk"]["S"] for i in out["Items"]]
+
+
+def refused(ddb, statement: str, message: str, params=None) -> None:
+    kw = {"Parameters": params} if params else {}
+    assert_error(ddb.execute_statement, "ValidationException", message, Statement=statement, **kw)
+
+
+def test_condition_functions_in_where(ddb, table):
+    for condition, match in [
+        ("attribute_exists(ss)", True), ("attribute_exists(nope)", False),
+        ("attribute_not_exists(nope)", True), ("attribute_not_exists(ss)", False),
+        ("NOT attribute_exists(nope)", True), ("ATTRIBUTE_EXISTS(ss)", True),
+        ("(attribute_exists(nope) OR attribute_exists(ss))", True),
+        ("attribute_exists(ss) = true", True), ("attribute_exists(nope) = true", False),
+        ("attribute_exists(ss) = false", False), ("attribute_exists(nope) = false", True),
+        ("attribute_exists(\"ss\")", True), ("attribute_exists(m.sub)", True),
+        ("attribute_exists(m.nope)", False), ("size(s) = 3", True), ("size(s) = 4", False),
+        ("attribute_type(ss, 'SS')", True), ("attribute_type(ss, 'S')", False),
+        ("begins_with(s, 'st') = true", True), ("contains(ss, 'a') = false", False),
+        ("nul IS NULL", True), ("s IS NULL", False), ("s IS NOT NULL", True),
+        ("nul IS NOT NULL", False), ("flag IS BOOL", True), ("s IS STRING", True),
+        ("s IS BOOL", False),
+    ]:
+        assert keys_where(ddb, table, condition) == ([ITEM] if match else []), condition
+
+
+def test_condition_functions_refused_forms(ddb, table):
+    where = f"SELECT * FROM \"{table}\" WHERE pk = '{ITEM}' AND "
+    refused(ddb, where + "attribute_exists('ss')",
+            "Operator or function requires a document path; operator or function: attribute_exists")
+    refused(ddb, where + "attribute_exists(?)",
+            "Operator or function requires a document path; operator or function: attribute_exists",
+            [{"S": "ss"}])
+    refused(ddb, where + "attribute_exists()",
+            "Incorrect number of operands for operator or function; operator or function: "
+            "attribute_exists, number of operands: 0")
+    refused(ddb, where + "attribute_exists(ss, ns)",
+            "Incorrect number of operands for operator or function; operator or function: "
+            "attribute_exists, number of operands: 2")
+    st = f"SELECT attribute_exists(ss) FROM \"{table}\" WHERE pk = '{ITEM}'"
+    refused(ddb, st, f"Unexpected path component at {at(st, 'attribute_exists')}")
+    st = where + "EXISTS(ss)"
+    refused(ddb, st, f"Unrecognized function: exists at {at(st, 'EXISTS')}")
+    st = where + "set_add(ss, <<'x'>>) = ss"
+    refused(ddb, st, f"Unrecognized function: set_add at {at(st, 'set_add')}")
+
+
+def test_set_functions_refused_forms(ddb, table):
+    def update(assignment: str) -> str:
+        return f"UPDATE \"{table}\" SET {assignment} WHERE pk = '{ITEM}'"
+
+    st = update("t = set_add(ss, <<'x'>>)")
+    refused(ddb, st, f"The first argument to SET_ADD must equal the assignment value at "
+                     f"{at(st, 'set_add')}")
+    st = update("ss = set_add(<<'a'>>, <<'b'>>)")
+    refused(ddb, st, f"The first argument to SET_ADD must equal the assignment value at "
+                     f"{at(st, 'set_add')}")
+    for second in ["'x'", "['x']"]:
+        st = update(f"ss = set_add(ss, {second})")
+        refused(ddb, st, "The second argument to SET_ADD must be a value with type SET at "
+                         f"{at(st, 'ss', 2, st.index('set_add('))}")
+    for args in ["ss", "ss, <<'x'>>, <<'y'>>"]:
+        st = update(f"ss = set_add({args})")
+        refused(ddb, st, f"SET_ADD must have exactly two arguments at {at(st, 'set_add')}")
+    refused(ddb, update("ss = set_add(ss, <<1>>)"),
+            "An operand in the update expression has an incorrect data type")
+    refused(ddb, update("s = set_add(s, <<'x'>>)"),
+            "An operand in the update expression has an incorrect data type")
+    refused(ddb, update("ss = set_add(ss, <<'x', 'x'>>)"),
+            "One or more parameter values were invalid: Input collection [x, x] contains "
+            "duplicates.")
+    refused(ddb, update("ss = set_add(ss, <<>>)"), "Empty bags are not supported")
+    st = f"INSERT INTO \"{table}\" VALUE {{'pk': 'pq-fn-msg-insert', 'ss': set_add(<<'a'>>, <<'b'>>)}}"
+    refused(ddb, st, f"Unsupported data type: set_add under key root at {at(st, 'set_add')}")
+    st = update("t = set_delete(ss, <<'a'>>)")
+    refused(ddb, st, f"The first argument to SET_DELETE must equal the assignment value at "
+                     f"{at(st, 'set_delete')}")
+    st = update("ss = set_delete(ss, 'a')")
+    refused(ddb, st, "The second argument to SET_DELETE must be a value with type SET at "
+                     f"{at(st, 'ss', 2, st.index('set_delete('))}")
+    refused(ddb, update("ss = set_delete(ss, <<1>>)"),
+            "An operand in the update expression has an incorrect data type")
+
+
+def test_functions_as_write_conditions(ddb, table):
+    def stored(pk: str):
+        return ddb.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item")
+
+    for pk in ["w-ok", "w-ccf", "w-not", "w-del-ccf", "w-del-ok", "w-tx"]:
+        ddb.put_item(TableName=table, Item={"pk": {"S": pk}, "a": {"N": "5"}})
+    t = f'"{table}"'
+
+    def ccf(statement: str) -> None:
+        assert_error(ddb.execute_statement, "ConditionalCheckFailedException",
+                     "The conditional request failed", Statement=statement)
+
+    ddb.execute_statement(Statement=f"UPDATE {t} SET z = 1 WHERE pk = 'w-ok' AND attribute_exists(a)")
+    assert stored("w-ok")["z"] == {"N": "1"}
+    ccf(f"UPDATE {t} SET z = 2 WHERE pk = 'w-ccf' AND attribute_exists(nope)")
+    assert "z" not in stored("w-ccf")
+    ddb.execute_statement(
+        Statement=f"UPDATE {t} SET y = 1 WHERE pk = 'w-not' AND attribute_not_exists(y)")
+    ccf(f"UPDATE {t} SET y = 2 WHERE pk = 'w-not' AND attribute_not_exists(y)")
+    assert stored("w-not")["y"] == {"N": "1"}
+    ccf(f"DELETE FROM {t} WHERE pk = 'w-del-ccf' AND attribute_exists(nope)")
+    assert stored("w-del-ccf") is not None
+    ddb.execute_statement(Statement=f"DELETE FROM {t} WHERE pk = 'w-del-ok' AND attribute_not_exists(nope)")
+    assert stored("w-del-ok") is None
+    ccf(f"UPDATE {t} SET z = 1 WHERE pk = 'w-absent' AND attribute_not_exists(pk)")
+    assert stored("w-absent") is None
+    ddb.execute_transaction(TransactStatements=[
+        {"Statement": f"UPDATE {t} SET z = 1 WHERE pk = 'w-tx' AND attribute_exists(a)"}])
+    assert stored("w-tx")["z"] == {"N": "1"}
