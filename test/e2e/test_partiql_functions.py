@@ -153,3 +153,32 @@ def test_functions_as_write_conditions(ddb, table):
     ddb.execute_transaction(TransactStatements=[
         {"Statement": f"UPDATE {t} SET z = 1 WHERE pk = 'w-tx' AND attribute_exists(a)"}])
     assert stored("w-tx")["z"] == {"N": "1"}
+
+
+def test_from_first_update_form(ddb, table):
+    """FROM "T" WHERE <key> [AND <condition>] SET ... REMOVE ... [RETURNING ...]: an update of
+    the item WHERE names (issue 35); no such item, or a false condition, is a failed condition."""
+    t = f'"{table}"'
+    ddb.put_item(TableName=table, Item={"pk": {"S": "ff"}, "g": {"S": "x"}, "n": {"N": "1"}})
+    assert ddb.execute_statement(Statement=f"FROM {t} WHERE pk = 'ff' SET z = 1")["Items"] == []
+    out = ddb.execute_statement(
+        Statement=f"FROM {t} WHERE pk = 'ff' AND g = 'x' SET z = z + 1 REMOVE g RETURNING ALL NEW *")
+    assert out["Items"] == [{"pk": {"S": "ff"}, "n": {"N": "1"}, "z": {"N": "2"}}]
+    for statement in [f"FROM {t} WHERE pk = 'ff-absent' SET z = 1",
+                      f"FROM {t} WHERE pk = 'ff' AND g = 'x' SET z = 9"]:
+        assert_error(ddb.execute_statement, "ConditionalCheckFailedException",
+                     "The conditional request failed", Statement=statement)
+    assert "ff-absent" not in str(ddb.scan(TableName=table)["Items"])
+    assert_error(ddb.execute_statement, "ValidationException",
+                 "Where clause does not contain a mandatory equality on all key attributes",
+                 Statement=f"FROM {t} WHERE n = 1 SET z = 1")
+    # In a transaction and in a batch, as any UPDATE.
+    ddb.execute_transaction(TransactStatements=[
+        {"Statement": f"FROM {t} WHERE pk = 'ff' AND attribute_exists(n) SET n = n + 1"}])
+    out = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"FROM {t} WHERE pk = 'ff' REMOVE z"},
+        {"Statement": f"FROM {t} WHERE pk = 'ff-absent' SET z = 1"}])["Responses"]
+    assert "Error" not in out[0]
+    assert out[1]["Error"]["Code"] == "ConditionalCheckFailed"
+    item = ddb.get_item(TableName=table, Key={"pk": {"S": "ff"}}, ConsistentRead=True)["Item"]
+    assert item == {"pk": {"S": "ff"}, "n": {"N": "2"}}

@@ -69,6 +69,8 @@ class Parser {
       st = Update(s);
     } else if (first.IsKeyword("DELETE")) {
       st = Delete(s);
+    } else if (first.IsKeyword("FROM")) {
+      st = FromFirstUpdate(s);
     } else if (first.IsKeyword("EXISTS")) {
       Next();
       RETURN_IF_ERROR(Expect("("));
@@ -276,6 +278,24 @@ class Parser {
     s.kind = Statement::Kind::kUpdate;
     Next();
     RETURN_IF_ERROR(Table(s));
+    RETURN_IF_ERROR(SetAndRemove(s));
+    RETURN_IF_ERROR(Where(s));
+    return ReturningClause(s);
+  }
+
+  // PartiQL's FROM-first form of an update, FROM t [WHERE c] SET ... REMOVE ... [RETURNING],
+  // which the service runs as UPDATE t SET ... REMOVE ... WHERE c (issue 35).
+  Status FromFirstUpdate(Statement& s) {
+    s.kind = Statement::Kind::kUpdate;
+    Next();
+    RETURN_IF_ERROR(Table(s));
+    RETURN_IF_ERROR(Where(s));
+    RETURN_IF_ERROR(SetAndRemove(s));
+    return ReturningClause(s);
+  }
+
+  // One or more SET and REMOVE clauses, in any order.
+  Status SetAndRemove(Statement& s) {
     bool any = false;
     while (true) {
       if (AcceptKeyword("SET")) {
@@ -299,8 +319,7 @@ class Parser {
       any = true;
     }
     if (!any) return Syntax("Expected SET or REMOVE but found " + Describe(Peek()), Peek().pos);
-    RETURN_IF_ERROR(Where(s));
-    return ReturningClause(s);
+    return Status::Ok();
   }
 
   Status Delete(Statement& s) {
