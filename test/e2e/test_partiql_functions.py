@@ -182,3 +182,21 @@ def test_from_first_update_form(ddb, table):
     assert out[1]["Error"]["Code"] == "ConditionalCheckFailed"
     item = ddb.get_item(TableName=table, Key={"pk": {"S": "ff"}}, ConsistentRead=True)["Item"]
     assert item == {"pk": {"S": "ff"}, "n": {"N": "2"}}
+
+
+def test_statement_and_number_texts(ddb, table):
+    """Unconvertible numbers and broken-off statements, as the service answers them."""
+    t = f'"{table}"'
+    # A literal whose exponent the PartiQL engine cannot convert: the envelope alone.
+    refused(ddb, f"SELECT * FROM {t} WHERE pk = 1e99999999999", NOT_WELL_FORMED)
+    refused(ddb, f"SELECT * FROM {t} WHERE pk = ?",
+            "The parameter cannot be converted to a numeric value: 1e99999999999",
+            [{"N": "1e99999999999"}])
+    # Within the engine's range, DynamoDB's own number limits answer.
+    refused(ddb, f"SELECT * FROM {t} WHERE pk = ?",
+            "Number overflow. Attempting to store a number with magnitude larger than supported "
+            "range", [{"N": "1e126"}])
+    refused(ddb, f"SELECT * FROM {t} WHERE", NOT_WELL_FORMED + "Unexpected term")
+    for statement in ["SELECT * FROM \"", "SELECT * FROM \"abc", f"SELECT * FROM {t} WHERE pk = 'oops"]:
+        refused(ddb, statement, NOT_WELL_FORMED)
+    refused(ddb, 'SELECT * FROM ""', "Path component cannot be an empty string")

@@ -119,6 +119,12 @@ Result<Params> DecodeParameters(const rapidjson::Value& request) {
   Params params;
   if (!list) return params;
   for (const auto& v : list->GetArray()) {
+    // Converted by the PartiQL engine before DynamoDB's number checks (lexer.h).
+    if (v.IsObject() && v.MemberCount() == 1 && v.HasMember("N") && v["N"].IsString() &&
+        !ExponentConvertible(std::string_view(v["N"].GetString(), v["N"].GetStringLength()))) {
+      return Error::Validation("The parameter cannot be converted to a numeric value: " +
+                               std::string(v["N"].GetString(), v["N"].GetStringLength()));
+    }
     ASSIGN_OR_RETURN(value, DecodeAttributeValue(v));
     params.push_back(std::move(value));
   }

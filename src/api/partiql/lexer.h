@@ -45,6 +45,13 @@ inline constexpr char kMalformed[] = "Statement wasn't well formed, can't be pro
 // identifier, unexpected character) are ValidationExceptions with the kMalformed prefix.
 Result<std::vector<Token>> Lex(std::string_view text);
 
+// Whether a number's text (a literal, or a parameter's N) has an exponent the service's PartiQL
+// engine can convert: one that fits a 32-bit integer. Beyond it, a literal makes the statement
+// "not well formed" (with no detail) and a parameter "cannot be converted to a numeric value"
+// (a conformance suite's capture against the service); within it, DynamoDB's own number range
+// applies (Number overflow / underflow).
+bool ExponentConvertible(std::string_view number_text);
+
 // A position as messages give it, "line:column", or with a token's length, "line:column:length"
 // (the service's suffix " at 1:40:6" on some PartiQL errors).
 std::string At(Position p);

@@ -640,6 +640,10 @@ class Parser {
         } while (AcceptPunct(","));
         RETURN_IF_ERROR(Expect("}"));
       }
+    } else if (t.kind == Token::Kind::kEnd) {
+      // A statement that breaks off where a term belongs: the service's words, without a
+      // position (a conformance suite's capture: "... WHERE" is "Unexpected term").
+      return Error::Validation(std::string(kMalformed) + "Unexpected term");
     } else if (t.kind == Token::Kind::kIdentifier && Peek().IsPunct("(")) {
       // A function where a value belongs (set_add in an INSERT), as the service words it.
       return Error::Validation("Unsupported data type: " + AsciiLower(t.text) +
