@@ -1,21 +1,35 @@
 #include "model/item_size.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 
 namespace ttlstore::model {
 namespace {
 
 size_t NumberSize(const std::string& canonical) {
-  // Canonical text is always parseable; count its significant digits directly.
-  size_t digits = 0;
-  size_t first = canonical.find_first_not_of("-0.");
-  if (first != std::string::npos) {
-    size_t last = canonical.find_last_not_of("0.");
-    if (canonical.find('.') == std::string::npos) last = canonical.find_last_not_of('0');
-    for (size_t i = first; i <= last; ++i) digits += (canonical[i] >= '0' && canonical[i] <= '9');
-  }
-  return 1 + (digits + 1) / 2;
+  // Base-100 digits aligned on the decimal point, leading and trailing zero pairs dropped: one
+  // byte each, plus one, plus one for a negative number (docs/compatibility.md, "Item size").
+  // Canonical text has no exponent, no leading zeros before the point (but "0.x") and no
+  // trailing zeros after it.
+  std::string_view text(canonical);
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  const size_t point = text.find('.');
+  std::string_view whole = text.substr(0, point);
+  std::string_view fraction = point == std::string_view::npos ? "" : text.substr(point + 1);
+  while (!whole.empty() && whole[0] == '0') whole.remove_prefix(1);
+  while (!fraction.empty() && fraction.back() == '0') fraction.remove_suffix(1);
+  if (whole.empty() && fraction.empty()) return 1;  // zero, however written
+  // Pairs: the whole part padded on the left, the fraction on the right, to even lengths.
+  std::string digits = (whole.size() % 2 ? "0" : "") + std::string(whole) + std::string(fraction) +
+                       (fraction.size() % 2 ? "0" : "");
+  size_t first = 0, last = digits.size() / 2;  // [first, last) pairs
+  auto zero_pair = [&](size_t i) { return digits[2 * i] == '0' && digits[2 * i + 1] == '0'; };
+  while (first < last && zero_pair(first)) ++first;
+  while (last > first && zero_pair(last - 1)) --last;
+  return 1 + (last - first) + (negative ? 1 : 0);
 }
 
 }  // namespace

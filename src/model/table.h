@@ -224,6 +224,9 @@ struct TableDescriptor {
   std::optional<ResourcePolicy> resource_policy;
   // Set while point-in-time recovery is enabled.
   std::optional<PitrSettings> pitr;
+  // The item-size rule the table's stats are counted by (model::kItemSizeRule); 0 for tables
+  // written before the rule was versioned, whose stats are counted again at start-up.
+  uint32_t size_rule = 0;
 
   // The enabled stream, or nullptr: the only thing the write path looks at.
   const StreamInfo* enabled_stream() const {

@@ -1,5 +1,7 @@
 #include "ops/table_ops.h"
 
+#include "model/item_size.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -207,6 +209,7 @@ Result<TablePtr> TableCatalog::Create(model::TableDescriptor spec) {
   spec.id = *id;
   spec.uuid = NewUuid();
   spec.creation_time_ms = clock_.NowMs();
+  spec.size_rule = model::kItemSizeRule;  // its stats are counted from nothing, by this rule
   // The name is checked in the store too, with its record locked: another process may have
   // created the table since this one's catalog was refreshed, or be creating it now.
   std::vector<storage::RmwKey> keys{{storage::Family::kCatalog, spec.name}};

@@ -36,6 +36,7 @@
 #include "search/search_engine.h"
 #include "vector/knn_plan.h"
 #include "ops/row_purger.h"
+#include "ops/stats_recount.h"
 #include "ops/table_ops.h"
 #include "ops/vector_graphs.h"
 #include "server/http_server.h"
@@ -207,6 +208,12 @@ int Serve(const ServeFlags& flags) {
   // A PITR enable a stop cut short between its two catalog writes gets its start time now.
   if (Status s = catalog.FinishPendingPitrEnables(); !s) {
     spdlog::error("event=startup_failed message=\"{}\"", s.error().message());
+    return 1;
+  }
+  // Stats counted under an older item-size rule are counted again, before anything writes
+  // (ops/stats_recount.h).
+  if (auto recounted = ops::RecountStaleStats(**store, catalog); !recounted) {
+    spdlog::error("event=startup_failed message=\"{}\"", recounted.error().message());
     return 1;
   }
   // A point-in-time restore a stop interrupted starts again from its source at the same point

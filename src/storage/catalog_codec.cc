@@ -35,6 +35,7 @@ enum Tag : uint64_t {
   kPitr = 28,           // nested PitrTag fields: point-in-time recovery settings
   kDeletingSinceMs = 29,  // varint; present only while a shared-store DeleteTable runs
   kTablestore = 30,     // nested TablestoreTag fields: the table's Tablestore schema
+  kSizeRule = 31,       // varint: the item-size rule the stats are counted by (absent: 0)
 };
 
 // Fields inside a kRestore payload; persisted.
@@ -495,6 +496,7 @@ std::string EncodeTableDescriptor(const model::TableDescriptor& t) {
   for (uint32_t id : t.dropped_index_ids) PutVarintField(&out, kDroppedIndexId, id);
   for (const auto& st : t.streams) PutField(&out, kStream, EncodeStream(st));
   if (t.tablestore) PutField(&out, kTablestore, EncodeTablestore(*t.tablestore));
+  if (t.size_rule != 0) PutVarintField(&out, kSizeRule, t.size_rule);
   if (t.restore) PutField(&out, kRestore, EncodeRestore(*t.restore));
   if (t.ttl_backfill) {
     std::string p;
@@ -555,6 +557,7 @@ std::optional<model::TableDescriptor> DecodeTableDescriptor(std::string_view in)
       case kTtlBackfill: ok = DecodeTtlBackfill(p, &t.ttl_backfill.emplace()); break;
       case kResourcePolicy: ok = DecodePolicy(p, &t.resource_policy.emplace()); break;
       case kPitr: ok = DecodePitr(p, &t.pitr.emplace()); break;
+      case kSizeRule: ok = GetVarintPayload(p, &v); t.size_rule = uint32_t(v); break;
       default: break;  // a field from a newer version: skip
     }
     if (!ok) return std::nullopt;

@@ -202,7 +202,10 @@ TOO_PRECISE = "Attempting to store more than 38 significant digits in a Number"
     ("1e", NOT_NUMERIC + ": 1e"), ("e5", NOT_NUMERIC + ": e5"), ("1e+", NOT_NUMERIC + ": 1e+"),
     ("1,000", NOT_NUMERIC + ": 1,000"), (" 1", NOT_NUMERIC + ":  1"),
     ("1 ", NOT_NUMERIC + ": 1 "), ("١", NOT_NUMERIC + ": ١"),
-    ("", NOT_NUMERIC),
+    ("", NOT_NUMERIC + ": "),
+    ("1e9223372036854775808", NOT_NUMERIC + ": 1e9223372036854775808"),
+    ("0e126", OVERFLOW), ("0e-131", UNDERFLOW), ("1e2147483648", OVERFLOW),
+    ("1e2147483647", UNDERFLOW), ("1e-99999999999", UNDERFLOW),
 ])
 def test_invalid_number(ddb, tables, number, message):
     assert_error(put(ddb, tables["h"], v={"N": number}), V, message)

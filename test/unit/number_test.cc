@@ -15,8 +15,7 @@ namespace ttlstore::model {
 namespace {
 
 std::string Malformed(std::string_view text) {
-  return text.empty() ? "The parameter cannot be converted to a numeric value"
-                      : "The parameter cannot be converted to a numeric value: " + std::string(text);
+  return "The parameter cannot be converted to a numeric value: " + std::string(text);
 }
 constexpr char kTooManyDigits[] = "Attempting to store more than 38 significant digits in a Number";
 constexpr char kOverflow[] =
@@ -159,10 +158,22 @@ TEST(NumberParse, EnforcesRangeAtTheEdges) {
   EXPECT_EQ(Canon(kMaxText), std::string(38, '9') + std::string(88, '0'));
 }
 
-TEST(NumberParse, SaturatesHugeExponents) {
-  EXPECT_EQ(ParseError("1e99999999999999999999999999"), kOverflow);
-  EXPECT_EQ(ParseError("1e-99999999999999999999999999"), kUnderflow);
-  EXPECT_EQ(ParseError("0e99999999999999999999999999"), "");
+// The service reads the exponent in full (a conformance suite's capture against it,
+// tests/tier3/limits/numberExponent): past 64 bits it cannot be converted; past 32 bits it is
+// out of range; zero is range-checked by its exponent.
+TEST(NumberParse, ReadsExponentsInFull) {
+  EXPECT_EQ(ParseError("1e99999999999"), kOverflow);
+  EXPECT_EQ(ParseError("1e-99999999999"), kUnderflow);
+  EXPECT_EQ(ParseError("1e2147483648"), kOverflow);
+  EXPECT_EQ(ParseError("1e2147483647"), kUnderflow);  // the service's 32-bit wrap
+  EXPECT_EQ(ParseError("1e9223372036854775807"), kOverflow);
+  EXPECT_EQ(ParseError("1e-9223372036854775808"), kUnderflow);
+  EXPECT_EQ(ParseError("1e9223372036854775808"), Malformed("1e9223372036854775808"));
+  EXPECT_EQ(ParseError("1e99999999999999999999999999"), Malformed("1e99999999999999999999999999"));
+  EXPECT_EQ(ParseError("0e126"), kOverflow);
+  EXPECT_EQ(ParseError("0e-131"), kUnderflow);
+  EXPECT_EQ(ParseError("0e125"), "");
+  EXPECT_EQ(ParseError("0.000"), "");
   EXPECT_EQ(ParseError("1" + std::string(200, '0') + "e-150"), "");
 }
 
