@@ -334,7 +334,8 @@ Result<std::optional<expr::KeyCondition>> LegacyKeyConditions(const rapidjson::V
     }
     text += (text.empty() ? "" : " AND ") + part;
   }
-  ASSIGN_OR_RETURN(condition, expr::KeyCondition::Parse(text, schema, ph));
+  ASSIGN_OR_RETURN(condition, expr::KeyCondition::Parse(text, schema, ph, /*generated=*/false,
+                                                        /*legacy=*/true));
   return std::optional<expr::KeyCondition>(std::move(condition));
 }
 

@@ -244,8 +244,10 @@ Result<model::TableDescriptor> DecodeNewTable(const Services& s, const rapidjson
       if (attr && vt) t.attribute_definitions.push_back({*attr, *vt});
     }
   }
-  ASSIGN_OR_RETURN(local_indexes, DecodeIndexes(req, false, c));
+  // The service reports the global indexes' violations before the local ones' (a conformance
+  // suite's capture, validation-ordering/createTable).
   ASSIGN_OR_RETURN(global_indexes, DecodeIndexes(req, true, c));
+  ASSIGN_OR_RETURN(local_indexes, DecodeIndexes(req, false, c));
   ASSIGN_OR_RETURN(vector_indexes, DecodeVectorIndexes(req, c));
   c.Enum("tableClass", table_class, {"STANDARD", "STANDARD_INFREQUENT_ACCESS"});
   if (!c.ok()) return c.ToError();

@@ -2,6 +2,7 @@
 // condition (or a per-action validation error) cancels the whole transaction with one
 // CancellationReason per action, in request order.
 #include <set>
+#include <tuple>
 
 #include "api/expression_params.h"
 #include "api/handlers.h"
@@ -41,14 +42,18 @@ Result<const rapidjson::Value*> TransactItems(const rapidjson::Value& req, const
   return items;
 }
 
-// One action's TableName, resolved.
-Result<ops::TablePtr> ActionTable(const Services& s, const rapidjson::Value& spec) {
+// One action's TableName, checked (the service names the member: "transactItems.1.member.put.
+// tableName", a conformance suite's capture) but not yet looked up.
+Result<std::string> ActionTableName(const rapidjson::Value& spec, rapidjson::SizeType i,
+                                    const char* member) {
   ASSIGN_OR_RETURN(name, OptString(spec, "TableName"));
+  const std::string path =
+      "transactItems." + std::to_string(i + 1) + ".member." + member + ".tableName";
   Constraints c;
-  c.NotNull("tableName", name.has_value());
-  c.TableName("tableName", name, 1);
+  c.NotNull(path.c_str(), name.has_value());
+  c.TableName(path, name, 1);
   if (!c.ok()) return c.ToError();
-  return s.catalog.Get(*name);
+  return *name;
 }
 
 // ReturnValuesOnConditionCheckFailure is checked against its enum for every action before
@@ -80,9 +85,12 @@ Status CheckReturnValuesOnFailure(const rapidjson::Value& items) {
 Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value& req) {
   ASSIGN_OR_RETURN(capacity, OptString(req, "ReturnConsumedCapacity"));
   ASSIGN_OR_RETURN(token, OptString(req, "ClientRequestToken"));
+  ASSIGN_OR_RETURN(metrics, OptString(req, "ReturnItemCollectionMetrics"));
+  // In the service's order (a conformance suite's capture, validation-ordering/transactions).
   Constraints c;
-  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
   c.Length("clientRequestToken", token, 1, 36);
+  c.Enum("returnConsumedCapacity", capacity, {"INDEXES", "TOTAL", "NONE"});
+  c.Enum("returnItemCollectionMetrics", metrics, {"SIZE", "NONE"});
   if (!c.ok()) return c.ToError();
   ASSIGN_OR_RETURN(items, TransactItems(req, "TransactWriteItem"));
   RETURN_IF_ERROR(CheckReturnValuesOnFailure(*items));
@@ -92,29 +100,43 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
   bool any_invalid = false;
   std::set<std::string> seen;
   std::map<std::string, TableCapacity> units;
+  // First the whole request is checked, every action, without looking up a table: the service
+  // reports what the request alone shows before a table that does not exist (a conformance
+  // suite's capture, tests/tier3/validation-ordering/deepRequests and transactions).
+  std::vector<std::string> table_names;
   for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
     const rapidjson::Value& entry = (*items)[i];
     using Kind = ops::TransactAction::Kind;
-    static const std::pair<const char*, Kind> kKinds[] = {{"Put", Kind::kPut},
-                                                          {"Update", Kind::kUpdate},
-                                                          {"Delete", Kind::kDelete},
-                                                          {"ConditionCheck", Kind::kConditionCheck}};
+    static const std::tuple<const char*, Kind, const char*> kKinds[] = {
+        {"Put", Kind::kPut, "put"},
+        {"Update", Kind::kUpdate, "update"},
+        {"Delete", Kind::kDelete, "delete"},
+        {"ConditionCheck", Kind::kConditionCheck, "conditionCheck"}};
     const rapidjson::Value* spec = nullptr;
+    const char* member = nullptr;
     ops::TransactAction a;
     int kinds = 0;
-    for (const auto& [name, kind] : kKinds) {
+    for (const auto& [name, kind, member_name] : kKinds) {
       if (const rapidjson::Value* v = Field(entry, name)) {
         spec = v;
         a.kind = kind;
+        member = member_name;
         ++kinds;
       }
+    }
+    if (kinds == 0) {
+      // An action with no operation (a conformance suite's capture against the service).
+      return Error::Validation(
+          "1 validation error detected: Value '' at 'transactItems' failed to satisfy "
+          "constraint: TransactWriteRequest should contain Delete or Put or Update or "
+          "ConditionCheck");
     }
     if (kinds != 1) {
       return Error::Validation(
           "TransactItems can only contain one of Check, Put, Update or Delete");
     }
-    ASSIGN_OR_RETURN(table, ActionTable(s, *spec));
-    a.table = table;
+    ASSIGN_OR_RETURN(table_name, ActionTableName(*spec, i, member));
+    table_names.push_back(std::move(table_name));
     ASSIGN_OR_RETURN(ph, DecodePlaceholders(*spec));
     ASSIGN_OR_RETURN(condition, ParseCondition(*spec, "ConditionExpression", ph));
     if (a.kind == Kind::kConditionCheck && !condition) {
@@ -141,13 +163,21 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
       ASSIGN_OR_RETURN(item, DecodeItem(*item_json));
       a.item = std::move(item);
     }
-    // What the request alone shows to be wrong fails it: an empty key value, a Put over 400 KB.
+    if (a.kind == Kind::kPut && model::ItemSize(a.item) > model::kMaxItemBytes) {
+      return Error::Validation("Item size has exceeded the maximum allowed size");
+    }
+    actions.push_back(std::move(a));
+  }
+  // Then each action's table, and what its schema says of the action.
+  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+    using Kind = ops::TransactAction::Kind;
+    ops::TransactAction& a = actions[i];
+    ASSIGN_OR_RETURN(table, s.catalog.Get(table_names[i]));
+    a.table = table;
+    // What the request and the schema show to be wrong fails it: an empty key value.
     RETURN_IF_ERROR(ops::CheckKeyNotEmpty(*table, a.item));
     if (a.kind == Kind::kPut) {
       RETURN_IF_ERROR(index::CheckIndexKeysNotEmpty(*table, a.item, index::IndexKeyWrite::kPut));
-      if (model::ItemSize(a.item) > model::kMaxItemBytes) {
-        return Error::Validation("Item size has exceeded the maximum allowed size");
-      }
     }
     // Other key problems cancel the transaction rather than fail the request, as the service does.
     Status key_ok = a.kind == Kind::kPut ? ops::ValidateItemKey(*table, a.item)
@@ -166,14 +196,12 @@ Result<std::string> TransactWriteItems(const Services& s, const rapidjson::Value
       // (Alternator's test_transact_write_cancellation_reasons_validationerror).
       if (!any_invalid) invalid[i] = {"ValidationError", key_ok.error().message(), std::nullopt};
       any_invalid = true;
-      actions.push_back(std::move(a));
       continue;
     }
     if (!seen.insert(ops::EncodedKey(*table, a.item)).second) {
       return Error::Validation("Transaction request cannot include multiple operations on one item");
     }
     units[table->name].table += 2 * ops::WriteCapacityUnits(model::ItemSize(a.item));
-    actions.push_back(std::move(a));
   }
   if (any_invalid) return TransactionCancelled(invalid);
   size_t total_bytes = 0;
@@ -250,7 +278,8 @@ Result<std::string> TransactGetItems(const Services& s, const rapidjson::Value& 
           "1 validation error detected: Value null at 'transactItems." + std::to_string(i + 1) +
           ".member.get' failed to satisfy constraint: Member must not be null");
     }
-    ASSIGN_OR_RETURN(table, ActionTable(s, *spec));
+    ASSIGN_OR_RETURN(table_name, ActionTableName(*spec, i, "get"));
+    ASSIGN_OR_RETURN(table, s.catalog.Get(table_name));
     ASSIGN_OR_RETURN(ph, DecodePlaceholders(*spec));
     ASSIGN_OR_RETURN(projection, ParseProjection(*spec, ph));
     RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));

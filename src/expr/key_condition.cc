@@ -115,7 +115,10 @@ class Reducer {
     const std::string& name = key->path[0].name;
     for (const KeyTerm& t : terms_) {
       if (t.attribute == name) {
-        return Error::Validation("KeyConditionExpressions must only contain one condition per key");
+        // The service's words (a conformance suite's capture, queryKeyConditionOperands).
+        return Error::Validation(
+            "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one "
+            "condition per key");
       }
     }
     KeyTerm term{name, SortOp::kEq, std::move(values)};
@@ -237,12 +240,19 @@ Result<KeyCondition> ReduceMulti(std::vector<KeyTerm>& terms, const model::KeySc
 }  // namespace
 
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
-                                         Placeholders& ph, bool generated) {
+                                         Placeholders& ph, bool generated, bool legacy) {
   ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kKind, ph, generated));
   Reducer reducer;
   RETURN_IF_ERROR(reducer.Reduce(root));
   std::vector<KeyTerm>& terms = reducer.terms();
   if (schema.MultiAttribute()) return ReduceMulti(terms, schema);
+  const size_t key_attributes = schema.range ? 2 : 1;
+  if (!legacy && terms.size() > 2) {
+    // The same capture: more conditions than the key has attributes.
+    return Error::Validation("The number of query conditions (" + std::to_string(terms.size()) +
+                             ") exceeds the number of key attributes defined in the schema (" +
+                             std::to_string(key_attributes) + ")");
+  }
   if (terms.size() != 1 && terms.size() != 2) {
     return Error::Validation("Conditions can be of length 1 or 2 only");
   }

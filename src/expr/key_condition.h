@@ -37,8 +37,10 @@ struct KeyCondition {
   // `generated` marks text ttlstore wrote itself (PartiQL's translation of WHERE and SET): the
   // 4 KB limit on a caller's expression does not apply to it, and its nesting is bounded by
   // the PartiQL parser's own limits.
+  // `legacy`: the text is the translation of the legacy KeyConditions map, whose count error
+  // the service words differently ("Conditions can be of length 1 or 2 only").
   static Result<KeyCondition> Parse(std::string_view text, const model::KeySchema& schema,
-                                    Placeholders& ph, bool generated = false);
+                                    Placeholders& ph, bool generated = false, bool legacy = false);
 
   // True if `sort_key` satisfies the sort-key condition (always true for kNone).
   bool MatchesSort(const model::AttributeValue& sort_key) const;

@@ -215,7 +215,11 @@ KEY_CONDITION_ERRORS = [
     ("", {":v": S("a")}, "Invalid KeyConditionExpression: The expression can not be empty;"),
     ("pk = :v OR sk = :v", {":v": S("a")}, "Invalid operator used in KeyConditionExpression: OR"),
     ("pk = :v AND sk > :v AND sk < :v", {":v": S("a")},
-     "KeyConditionExpressions must only contain one condition per key"),
+     "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition "
+     "per key"),
+    ("pk = :v AND sk > :v AND extra = :v", {":v": S("a")},
+     "The number of query conditions (3) exceeds the number of key attributes defined in the "
+     "schema (2)"),
     ("pk = :v AND sk BETWEEN :hi AND :lo", {":v": S("q"), ":lo": S("a"), ":hi": S("b")},
      "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater "
      "than or equal to lower bound; lower bound operand: AttributeValue: {S:b}, upper bound "

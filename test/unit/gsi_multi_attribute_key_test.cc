@@ -213,7 +213,8 @@ TEST(GsiMultiAttributeKeyCondition, RefusedShapes) {
             "One or more parameter values are not valid. The AttributeValue for a key attribute "
             "cannot contain an empty string value. Key: r1");
   EXPECT_EQ(ErrorOf("h1 = :h1 AND h2 = :h2 AND r1 = :s AND r1 = :t"),
-            "KeyConditionExpressions must only contain one condition per key");
+            "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one "
+            "condition per key");
   EXPECT_EQ(ErrorOf("h1 = :h1 OR h2 = :h2"),
             "Invalid operator used in KeyConditionExpression: OR");
 }

@@ -344,9 +344,14 @@ TEST(PartiqlPlanItem, DeleteOfAMissingItemIsNotAFailure) {
 TEST(PartiqlPlanItem, ExistsAndSingleItemSelect) {
   Item e = ForItem("EXISTS(SELECT * FROM t WHERE pk = 'a' AND x = 1)", HashOnly());
   EXPECT_EQ(e.condition, "attribute_exists(pk) AND (x = N:1)");
-  Item s = ForItem("SELECT * FROM t WHERE pk = 'a' AND sk = 1 AND x = 1", Composite());
+  Item s = ForItem("SELECT * FROM t WHERE pk = 'a' AND sk = 1", Composite());
   EXPECT_EQ(s.item.size(), 2u);
-  EXPECT_EQ(s.condition, "(x = N:1)");
+  EXPECT_EQ(s.condition, "");
+  // Anything beside the key is refused (Prepare words it for the batch or the transaction).
+  EXPECT_EQ(ForItem("SELECT * FROM t WHERE pk = 'a' AND sk = 1 AND x = 1", Composite()).error,
+            "Where clause does not contain a mandatory equality on all key attributes");
+  EXPECT_EQ(ForItem("EXISTS(SELECT * FROM t WHERE pk = 'a')", HashOnly()).error,
+            "EXISTS() must contain a single item read with additional condition");
 }
 
 TEST(PartiqlProject, NamesValuesByTheirLastStep) {

@@ -61,12 +61,33 @@ const AttributeValue* Step(const AttributeValue& v, const expr::PathElement& e) 
 }  // namespace
 
 Result<AttributeValue> Bind(const Value& v, const Params& params) {
+  return BindAt(v, params, "root");
+}
+
+Result<model::Item> BindItem(const Value& map, const Params& params) {
+  if (map.kind != Value::Kind::kMap) {
+    ASSIGN_OR_RETURN(bound, Bind(map, params));
+    if (bound.type() != ValueType::kM) return model::Item();  // the caller refuses it
+    return bound.map();
+  }
+  model::Item item;
+  for (size_t i = 0; i < map.elements.size(); ++i) {
+    ASSIGN_OR_RETURN(bound, BindAt(map.elements[i], params, "root"));
+    item.emplace(map.keys[i], std::move(bound));
+  }
+  return item;
+}
+
+Result<AttributeValue> BindAt(const Value& v, const Params& params, const std::string& path) {
   switch (v.kind) {
     case Value::Kind::kString:
       return AttributeValue::String(v.text);
     case Value::Kind::kNumber: {
-      ASSIGN_OR_RETURN(n, model::Number::Parse(v.text));
-      return AttributeValue::Num(n.ToString());
+      auto n = model::Number::Parse(v.text);
+      // The service names where in the value the number is ("... under root.x", a conformance
+      // suite's capture): `root` is the attribute's value (or the WHERE or SET operand).
+      if (!n) return Error::Validation(n.error().message() + " under " + path);
+      return AttributeValue::Num(n->ToString());
     }
     case Value::Kind::kBool:
       return AttributeValue::Bool(v.boolean);
@@ -82,7 +103,8 @@ Result<AttributeValue> Bind(const Value& v, const Params& params) {
     case Value::Kind::kList: {
       model::List list;
       for (const Value& element : v.elements) {
-        ASSIGN_OR_RETURN(bound, Bind(element, params));
+        ASSIGN_OR_RETURN(bound,
+                         BindAt(element, params, path + "[" + std::to_string(list.size()) + "]"));
         list.push_back(std::move(bound));
       }
       return AttributeValue::OfList(std::move(list));
@@ -90,7 +112,7 @@ Result<AttributeValue> Bind(const Value& v, const Params& params) {
     case Value::Kind::kMap: {
       model::Map map;
       for (size_t i = 0; i < v.elements.size(); ++i) {
-        ASSIGN_OR_RETURN(bound, Bind(v.elements[i], params));
+        ASSIGN_OR_RETURN(bound, BindAt(v.elements[i], params, path + "." + v.keys[i]));
         map.emplace(v.keys[i], std::move(bound));
       }
       return AttributeValue::OfMap(std::move(map));

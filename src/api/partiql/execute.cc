@@ -102,6 +102,32 @@ Result<TokenState> DecodeToken(const std::string& token, const std::string& fing
   return state;
 }
 
+// A parameter's numbers, at any depth, are converted by the PartiQL engine before DynamoDB's
+// number checks (lexer.h, ExponentConvertible). `v` is bounded in depth by the request parser.
+Status CheckConvertible(const rapidjson::Value& v) {
+  if (!v.IsObject()) return Status::Ok();
+  auto refuse = [](const rapidjson::Value& n) -> Status {
+    if (!n.IsString()) return Status::Ok();
+    std::string_view text(n.GetString(), n.GetStringLength());
+    if (ExponentConvertible(text)) return Status::Ok();
+    return Error::Validation("The parameter cannot be converted to a numeric value: " +
+                             std::string(text));
+  };
+  for (const auto& m : v.GetObject()) {
+    std::string_view type(m.name.GetString(), m.name.GetStringLength());
+    if (type == "N") {
+      RETURN_IF_ERROR(refuse(m.value));
+    } else if (type == "NS" && m.value.IsArray()) {
+      for (const auto& n : m.value.GetArray()) RETURN_IF_ERROR(refuse(n));
+    } else if (type == "L" && m.value.IsArray()) {
+      for (const auto& e : m.value.GetArray()) RETURN_IF_ERROR(CheckConvertible(e));
+    } else if (type == "M" && m.value.IsObject()) {
+      for (const auto& e : m.value.GetObject()) RETURN_IF_ERROR(CheckConvertible(e.value));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Statement> ParseStatement(std::string_view text, const Params& params) {
@@ -119,12 +145,7 @@ Result<Params> DecodeParameters(const rapidjson::Value& request) {
   Params params;
   if (!list) return params;
   for (const auto& v : list->GetArray()) {
-    // Converted by the PartiQL engine before DynamoDB's number checks (lexer.h).
-    if (v.IsObject() && v.MemberCount() == 1 && v.HasMember("N") && v["N"].IsString() &&
-        !ExponentConvertible(std::string_view(v["N"].GetString(), v["N"].GetStringLength()))) {
-      return Error::Validation("The parameter cannot be converted to a numeric value: " +
-                               std::string(v["N"].GetString(), v["N"].GetStringLength()));
-    }
+    RETURN_IF_ERROR(CheckConvertible(v));
     ASSIGN_OR_RETURN(value, DecodeAttributeValue(v));
     params.push_back(std::move(value));
   }

@@ -20,7 +20,15 @@ using expr::kMaxOperators;
 constexpr std::string_view kReserved[] = {
     "SELECT",  "FROM",    "WHERE",  "AND",    "OR",     "NOT",       "IN",     "IS",
     "BETWEEN", "MISSING", "NULL",   "TRUE",   "FALSE",  "SET",       "REMOVE", "VALUE",
-    "VALUES",  "INTO",    "INSERT", "UPDATE", "DELETE", "RETURNING", "EXISTS", "ORDER"};
+    "VALUES",  "INTO",    "INSERT", "UPDATE", "DELETE", "RETURNING", "EXISTS", "ORDER",
+    "LIKE",    "AS"};
+
+// PartiQL's type names that DynamoDB does not support after IS ("Unsupported operation:
+// IsType"); any other word there is not a type name at all.
+constexpr std::string_view kUnsupportedTypeNames[] = {
+    "SMALLINT", "INT2", "INTEGER2", "INT4", "INTEGER4", "INT8",      "INTEGER8", "BIGINT",
+    "REAL",     "DEC",  "CHAR",     "CHARACTER", "VARCHAR", "SYMBOL", "CLOB",  "SEXP",
+    "BAG",      "TIMESTAMP", "DATE", "TIME", "ANY"};
 
 // Type names accepted after IS [NOT] (PartiQL's type names DynamoDB supports).
 constexpr std::string_view kTypeNames[] = {"BOOLEAN", "BOOL",   "STRING",  "NUMERIC", "NUMBER",
@@ -88,7 +96,10 @@ class Parser {
     }
     RETURN_IF_ERROR(st);
     if (Peek().IsPunct(";")) Next();
-    if (Peek().kind != Token::Kind::kEnd) return Unexpected(Peek());
+    // The service's words for anything after a whole statement (a conformance suite's capture).
+    if (Peek().kind != Token::Kind::kEnd) {
+      return Error::Validation(std::string(kMalformed) + "Unexpected token after expression");
+    }
     s.parameter_count = params_;
     s.where_operators = where_operators_;
     return s;
@@ -116,6 +127,24 @@ class Parser {
     return Error::Validation(std::string(kMalformed) + what + " at " + At(p));
   }
   static Error Unexpected(const Token& t) { return Syntax("Unexpected " + Describe(t), t.pos); }
+  // What the service says where a term belongs but `t` is found, without a position (a
+  // conformance suite's capture): the statement's end, an operator, or another keyword.
+  static Error TermError(const Token& t) {
+    std::string what = "Unexpected term";
+    for (std::string_view op : {"IS", "LIKE", "AND", "OR", "IN", "BETWEEN"}) {
+      if (t.IsKeyword(op)) what = "Unexpected operator";
+    }
+    if (what == "Unexpected term" && t.kind != Token::Kind::kEnd && !t.IsPunct(";")) {
+      what = "Unexpected keyword";
+    }
+    return Error::Validation(std::string(kMalformed) + what);
+  }
+  // An infix operator with nothing after it.
+  bool AtStatementEnd() const { return Peek().kind == Token::Kind::kEnd || Peek().IsPunct(";"); }
+  bool MissingRightHandSide() {
+    return Fail(Error::Validation(std::string(kMalformed) +
+                                  "Missing right-hand side expression of infix operator"));
+  }
   Status ExpectKeyword(std::string_view w) {
     if (AcceptKeyword(w)) return Status::Ok();
     return Syntax("Expected " + std::string(w) + " but found " + Describe(Peek()), Peek().pos);
@@ -174,9 +203,29 @@ class Parser {
     }
   }
 
+  // The table (and index) a statement names. The service's words when there is none (a SELECT:
+  // "Unexpected term"; the others "Expected identifier for simple path") and for an alias after
+  // it, which only INSERT, whose VALUE must follow, leaves to the leftover-token check.
   Status Table(Statement& s) {
+    if (!AtName()) {
+      return Error::Validation(std::string(kMalformed) +
+                               (s.kind == Statement::Kind::kSelect
+                                    ? "Unexpected term"
+                                    : "Expected identifier for simple path"));
+    }
     ASSIGN_OR_RETURN(table, Name());
     s.table = std::move(table);
+    RETURN_IF_ERROR(TableTail(s));
+    if (s.kind != Statement::Kind::kInsert && (AtName() || Peek().IsKeyword("AS"))) {
+      return Error::Validation("Aliasing is not supported");
+    }
+    if (s.kind == Statement::Kind::kInsert && AtName()) {
+      return Error::Validation(std::string(kMalformed) + "Unexpected token after expression");
+    }
+    return Status::Ok();
+  }
+
+  Status TableTail(Statement& s) {
     if (AcceptPunct(".")) {
       ASSIGN_OR_RETURN(index, Name());
       s.index = std::move(index);
@@ -388,6 +437,7 @@ class Parser {
     if (!And(depth, out)) return false;
     while (Peek().IsKeyword("OR")) {
       Position p = Next().pos;
+      if (AtStatementEnd()) return MissingRightHandSide();
       Expr r;
       if (!And(depth, &r)) return false;
       Combine(Expr::Kind::kOr, out, &r, p);
@@ -399,6 +449,7 @@ class Parser {
     if (!Not(depth, out)) return false;
     while (Peek().IsKeyword("AND")) {
       Position p = Next().pos;
+      if (AtStatementEnd()) return MissingRightHandSide();
       Expr r;
       if (!Not(depth, &r)) return false;
       Combine(Expr::Kind::kAnd, out, &r, p);
@@ -439,6 +490,7 @@ class Parser {
     for (std::string_view op : kCompare) {
       if (!t.IsPunct(op)) continue;
       Position p = Next().pos;
+      if (AtStatementEnd()) return MissingRightHandSide();
       Expr r;
       if (!Additive(depth, &r)) return false;
       Combine(Expr::Kind::kCompare, out, &r, p, op == "!=" ? "<>" : std::string(op));
@@ -499,7 +551,17 @@ class Parser {
         what.kind == Token::Kind::kIdentifier &&
         (word == "MISSING" || word == "NULL" ||
          std::find(std::begin(kTypeNames), std::end(kTypeNames), word) != std::end(kTypeNames));
+    if (!ok && what.kind == Token::Kind::kIdentifier) {
+      bool known = word == "DOUBLE" || word == "CHARACTER";  // DOUBLE PRECISION, CHARACTER VARYING
+      for (std::string_view type : kUnsupportedTypeNames) known = known || word == type;
+      if (known) return Fail(Error::Validation("Unsupported operation: IsType"));
+      return Fail(Error::Validation(std::string(kMalformed) + "Expected type name"));
+    }
     if (!ok) return Fail(Syntax("Expected a type after IS but found " + Describe(what), what.pos));
+    if (word == "DOUBLE" && Peek().kind == Token::Kind::kIdentifier &&
+        Upper(Peek().text) == "PRECISION") {
+      return Fail(Error::Validation("Unsupported operation: IsType"));
+    }
     out->op = word;
     return true;
   }
@@ -640,10 +702,8 @@ class Parser {
         } while (AcceptPunct(","));
         RETURN_IF_ERROR(Expect("}"));
       }
-    } else if (t.kind == Token::Kind::kEnd) {
-      // A statement that breaks off where a term belongs: the service's words, without a
-      // position (a conformance suite's capture: "... WHERE" is "Unexpected term").
-      return Error::Validation(std::string(kMalformed) + "Unexpected term");
+    } else if (t.kind == Token::Kind::kEnd || t.IsPunct(";") || IsReserved(t)) {
+      return TermError(t);
     } else if (t.kind == Token::Kind::kIdentifier && Peek().IsPunct("(")) {
       // A function where a value belongs (set_add in an INSERT), as the service words it.
       return Error::Validation("Unsupported data type: " + AsciiLower(t.text) +

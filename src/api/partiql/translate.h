@@ -34,6 +34,11 @@ inline constexpr char kNestingTooDeep[] = "Nesting Levels have exceeded supporte
 // Binds a literal or parameter to a value. Bags become SS / NS (or BS from binary parameters).
 // REQUIRES: params.size() == the statement's parameter_count (Parse counted the `?`).
 Result<model::AttributeValue> Bind(const Value& v, const Params& params);
+// The same, naming the value's place in number errors ("root", "root.x", "root[1]").
+Result<model::AttributeValue> BindAt(const Value& v, const Params& params,
+                                     const std::string& path);
+// An INSERT's item: each attribute's value is bound as a root of its own.
+Result<model::Item> BindItem(const Value& map, const Params& params);
 
 // Writes expression text, adding placeholders to `ph`. One writer per statement.
 struct BooleanCompare;
