@@ -8,7 +8,9 @@
 namespace ttlstore::api {
 namespace {
 
-constexpr char kInvalidComparator[] = "Invalid comparator used in SearchConditionExpression";
+// The service's texts (a conformance suite's capture against it, error-messages/searchVectors).
+constexpr char kInvalidComparator[] =
+    "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression";
 
 struct Token {
   enum Kind { kName, kNameRef, kValueRef, kEquals, kAnd, kOther, kEnd } kind = kEnd;
@@ -144,9 +146,9 @@ Result<SearchCondition> ParseSearchCondition(const std::string& text,
       }
     }
     if (!element) {
-      return Error::Validation("Invalid SearchConditionExpression: " + name +
-                               " is not an attribute of the SearchSchema of vector index " +
-                               index.name);
+      return Error::Validation(
+          "SearchConditionExpression must not contain any attributes that is not in "
+          "SearchSchema. Invalid attribute: " + name);
     }
     if (!seen.insert(name).second) {
       return Error::Validation("Invalid SearchConditionExpression: The attribute " + name +

@@ -55,7 +55,11 @@ Result<std::string> SearchVectors(const Services& s, const rapidjson::Value& req
   ASSIGN_OR_RETURN(condition_text, OptString(req, "SearchConditionExpression"));
   if (!c.ok()) return c.ToError();
   if (*top_k < kMinTopK || *top_k > kMaxTopK) {
-    return Error::Validation("Provided TopK value is out of valid range");
+    // The service's whole text (a conformance suite's capture against it, error-messages/
+    // searchVectors); the troubleshooting page quotes its first sentence.
+    return Error::Validation("Provided TopK value '" + std::to_string(*top_k) +
+                             "' is out of valid range. The value must be between 1 and 100 "
+                             "inclusive");
   }
   ASSIGN_OR_RETURN(search, DecodeSearchVector(*search_json));
   ASSIGN_OR_RETURN(ph, DecodePlaceholders(req));
@@ -81,16 +85,18 @@ Result<std::string> SearchVectors(const Services& s, const rapidjson::Value& req
     return Error::Validation("Cannot search backfilling vector index: " + ix->name);
   }
   const model::VectorIndexSettings& vs = *ix->vector;
-  if (search.size() != vs.dimensions) {
-    return Error::Validation("One or more parameter values were invalid: SearchVector has " +
-                             std::to_string(search.size()) + " dimensions, but vector index " +
-                             ix->name + " has " + std::to_string(vs.dimensions));
-  }
-  auto query = index::VectorOf(model::AttributeValue::OfList(search), vs.dimensions);
+  // Its values first, then its length (the same capture: a one-element vector of a list is
+  // refused for its value).
+  auto query = index::VectorOf(model::AttributeValue::OfList(search),
+                               static_cast<uint32_t>(search.size()));
   if (!query) {
-    return Error::Validation("One or more parameter values were invalid: SearchVector must be "
-                             "a list of numbers (N) within the range of 32-bit floating point "
-                             "numbers");
+    return Error::Validation("Search vector contains invalid values. All values in the search "
+                             "vector must be a 32-bit floating-point number attribute");
+  }
+  if (search.size() != vs.dimensions) {
+    return Error::Validation("Input search vector dimension " + std::to_string(search.size()) +
+                             " does not match vector index dimension " +
+                             std::to_string(vs.dimensions));
   }
   SearchCondition condition;
   if (condition_text) {

@@ -346,7 +346,8 @@ def test_partiql_nesting_past_what_the_reference_survives(endpoint, ddb, table):
 # nesting is refused at its first parenthesis; sizes past 4 KB are refused before parsing. Sent
 # raw (the pinned boto3 has no SearchVectors). Texts: docs/vector-indexes.md, "SearchVectors".
 SC = "Invalid SearchConditionExpression: "
-SC_COMPARATOR = "Invalid comparator used in SearchConditionExpression"
+SC_COMPARATOR = ("Invalid SearchConditionExpression: Invalid comparator used in "
+                 "SearchConditionExpression")
 
 
 @pytest.fixture

@@ -205,7 +205,8 @@ describe('vector indexes', () => {
     for (const TopK of [0, 101]) {
       const err = await rejection(search({ IndexName: 'cos', SearchVector: q, TopK }));
       assert.equal(err.name, 'ValidationException');
-      assert.equal(err.message, 'Provided TopK value is out of valid range');
+      // The service's whole text (a conformance suite's capture, searchVectors).
+      assert.equal(err.message, `Provided TopK value '${TopK}' is out of valid range. The value must be between 1 and 100 inclusive`);
     }
     assert.equal((await search({ IndexName: 'cos', SearchVector: q, TopK: 1 })).SearchResults.length, 1);
     assert.equal((await search({ IndexName: 'cos', SearchVector: q, TopK: 100 })).SearchResults.length, 100);
@@ -216,13 +217,23 @@ describe('vector indexes', () => {
       IndexName: 'dot', SearchVector: q, TopK: 5, SearchConditionExpression: 'category > :c',
       ExpressionAttributeValues: { ':c': { S: 'b' } },
     }));
-    assert.equal(err.message, 'Invalid comparator used in SearchConditionExpression');
+    assert.equal(err.message, 'Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression');
     err = await rejection(search({ IndexName: 'nope', SearchVector: q, TopK: 5 }));
     assert.equal(err.name, 'ValidationException');
     assert.equal(err.message, 'The table does not have the specified index: nope');
     err = await rejection(search({ IndexName: 'cos', SearchVector: q.slice(1), TopK: 5 }));
     assert.equal(err.name, 'ValidationException');
-    assert.match(err.message, /SearchVector has 15 dimensions, but vector index cos has 16/);
+    assert.equal(err.message, 'Input search vector dimension 15 does not match vector index dimension 16');
+    // The values are checked before the length (a conformance suite's capture, searchVectors).
+    err = await rejection(search({ IndexName: 'cos', SearchVector: [{ L: [{ N: '1' }] }], TopK: 5 }));
+    assert.equal(err.message, 'Search vector contains invalid values. All values in the search '
+      + 'vector must be a 32-bit floating-point number attribute');
+    err = await rejection(search({
+      IndexName: 'dot', SearchVector: q, TopK: 5, SearchConditionExpression: 'title = :t',
+      ExpressionAttributeValues: { ':t': { S: 'b' } },
+    }));
+    assert.equal(err.message, 'SearchConditionExpression must not contain any attributes that is '
+      + 'not in SearchSchema. Invalid attribute: title');
     err = await rejection(client.send(new SearchVectorsCommand({
       TableName: 'Missing', IndexName: 'cos', SearchVector: q, TopK: 5,
     })));

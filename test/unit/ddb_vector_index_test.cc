@@ -165,7 +165,7 @@ TEST(DdbSearchCondition, EqualitiesOnTheSearchSchema) {
                           "cat.x = :c", "(cat = :c)", "cat BETWEEN :c AND :l"}) {
     auto r = api::ParseSearchCondition(bad, ix, ph);
     ASSERT_FALSE(r) << bad;
-    EXPECT_EQ(r.error().message(), "Invalid comparator used in SearchConditionExpression") << bad;
+    EXPECT_EQ(r.error().message(), "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression") << bad;
   }
   auto other = api::ParseSearchCondition("body = :c", ix, ph);
   ASSERT_FALSE(other);
