@@ -200,3 +200,28 @@ def test_statement_and_number_texts(ddb, table):
     for statement in ["SELECT * FROM \"", "SELECT * FROM \"abc", f"SELECT * FROM {t} WHERE pk = 'oops"]:
         refused(ddb, statement, NOT_WELL_FORMED)
     refused(ddb, 'SELECT * FROM ""', "Path component cannot be an empty string")
+
+
+@pytest.mark.parametrize("value", ["1e99999999999", "-1e99999999999", "1e-99999999999",
+                                   "1e2147483648", "1e-2147483648"])
+def test_parameters_the_engine_cannot_convert(ddb, table, value):
+    refused(ddb, f"SELECT * FROM \"{table}\" WHERE pk = 'x' AND n = ?",
+            f"The parameter cannot be converted to a numeric value: {value}", [{"N": value}])
+
+
+def test_parameter_number_edges(ddb, table):
+    st = f"SELECT * FROM \"{table}\" WHERE pk = 'x' AND n = ?"
+    refused(ddb, st, "The parameter cannot be converted to a numeric value", [{"N": ""}])
+    refused(ddb, st, "Number underflow. Attempting to store a number with magnitude smaller than "
+                     "supported range", [{"N": "1e2147483647"}])
+    for nested in [{"L": [{"N": "1"}, {"N": "1e99999999999"}]},
+                   {"M": {"x": {"N": "1e99999999999"}}}, {"NS": ["1", "1e99999999999"]}]:
+        refused(ddb, st, "The parameter cannot be converted to a numeric value: 1e99999999999",
+                [nested])
+    out = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"SELECT * FROM \"{table}\" WHERE pk = 'x'", "Parameters": [{"N": "1e99999999999"}]},
+        {"Statement": f"SELECT * FROM \"{table}\" WHERE pk = '{ITEM}'"}])["Responses"]
+    assert out[0]["Error"] == {"Code": "ValidationError", "Message":
+                               "The parameter cannot be converted to a numeric value: 1e99999999999"}
+    assert out[1]["Item"]["pk"] == {"S": ITEM}
+    refused(ddb, f"SELECT * FROM \"{table}\" WHERE pk = 1e2147483648", NOT_WELL_FORMED)

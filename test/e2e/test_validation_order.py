@@ -143,3 +143,9 @@ def test_create_table_reports_global_indexes_before_local_ones(ddb):
                             {"AttributeName": "sk", "KeyType": "RANGE"}],
                  LocalSecondaryIndexes=[index("l1", [("pk", "HASH"), ("x", "RANGE")])],
                  GlobalSecondaryIndexes=[index("g1", [("x", "HASH")])])
+
+
+def test_batch_write_reports_its_enums_alone_before_table_names(ddb):
+    assert_error(ddb.batch_write_item, V, "1 validation error detected: " + RCC,
+                 RequestItems={"bad!name": [{"PutRequest": {"Item": {"pk": S("a")}}}]},
+                 ReturnConsumedCapacity="BOGUS")

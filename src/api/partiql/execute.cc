@@ -109,6 +109,10 @@ Status CheckConvertible(const rapidjson::Value& v) {
   auto refuse = [](const rapidjson::Value& n) -> Status {
     if (!n.IsString()) return Status::Ok();
     std::string_view text(n.GetString(), n.GetStringLength());
+    // An empty one: the text without a colon, here (the same capture).
+    if (text.empty()) {
+      return Error::Validation("The parameter cannot be converted to a numeric value");
+    }
     if (ExponentConvertible(text)) return Status::Ok();
     return Error::Validation("The parameter cannot be converted to a numeric value: " +
                              std::string(text));

@@ -181,8 +181,12 @@ bool ExponentConvertible(std::string_view text) {
   if (exp.size() > 11) return false;
   int64_t value = 0;
   for (char c : exp) value = value * 10 + (c - '0');
-  const int64_t scale = fraction + (negative ? value : -value);
-  return scale >= INT32_MIN && scale <= INT32_MAX;
+  // The exponent itself must fit too: 1e2147483648 cannot be converted, 1e-2147483648 neither
+  // (its scale does not fit): a conformance suite's capture, partiqlParameterNumbers.
+  const int64_t exponent = negative ? -value : value;
+  const int64_t scale = fraction - exponent;
+  return exponent >= INT32_MIN && exponent <= INT32_MAX && scale >= INT32_MIN &&
+         scale <= INT32_MAX;
 }
 
 std::string At(Position p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
