@@ -4,6 +4,7 @@
 // Shape checks first, then the rules that need the table, applied under the catalog's
 // lock so that two updates never interleave. Index work then runs in index::IndexBuilder.
 #include <algorithm>
+#include <tuple>
 #include <set>
 
 #include "api/handlers.h"
@@ -182,6 +183,62 @@ void PruneDefinitions(model::TableDescriptor& t) {
                 [&](const model::KeyElement& d) { return !used.count(d.name); });
 }
 
+// "key{name:type:HASH}" elements of a key schema, as the service prints schemas in its message
+// for an attribute redefined with another type (Alternator's test_gsi_key_type_conflict_on_update,
+// quoting the service: "... Existing schema: Schema:[SchemaElement: key{xyz:S:HASH}] New schema:
+// Schema:[SchemaElement: key{xyz:N:HASH}]").
+std::string SchemaText(const std::vector<std::tuple<std::string, std::string, std::string>>& keys) {
+  std::string out;
+  for (const auto& [name, type, key_type] : keys) {
+    out += (out.empty() ? "" : ", ") + std::string("SchemaElement: key{") + name + ":" + type +
+           ":" + key_type + "}";
+  }
+  return "Schema:[" + out + "]";
+}
+
+Error Redefined(const model::TableDescriptor& t, const UpdateRequest& u, const model::KeyElement& d) {
+  using Keys = std::vector<std::tuple<std::string, std::string, std::string>>;
+  auto schema_of = [](const model::KeySchema& k) {
+    Keys out;
+    for (const model::KeyElement* e : k.HashElements()) {
+      out.emplace_back(e->name, model::TypeName(e->type), "HASH");
+    }
+    for (const model::KeyElement* e : k.RangeElements()) {
+      out.emplace_back(e->name, model::TypeName(e->type), "RANGE");
+    }
+    return out;
+  };
+  auto uses = [&](const Keys& keys) {
+    return std::any_of(keys.begin(), keys.end(),
+                       [&](const auto& k) { return std::get<0>(k) == d.name; });
+  };
+  Keys existing = schema_of(t.key);
+  for (const auto& ix : t.indexes) {
+    if (uses(existing)) break;
+    existing = schema_of(ix.key);
+  }
+  Keys created = {{d.name, model::TypeName(d.type), "HASH"}};
+  for (const GsiUpdate& g : u.gsi_updates) {
+    if (g.kind != GsiUpdate::Kind::kCreate) continue;
+    Keys keys;
+    for (const auto& [name, key_type] : g.spec.keys) {
+      std::string type = name == d.name ? model::TypeName(d.type) : "";
+      for (const auto& def : u.definitions) {
+        if (def.name == name) type = model::TypeName(def.type);
+      }
+      keys.emplace_back(name, type, key_type);
+    }
+    if (uses(keys)) {
+      created = std::move(keys);
+      break;
+    }
+  }
+  return Error::Validation(std::string(kInvalid) +
+                           "Attributes cannot be redefined. Please check that your attribute has "
+                           "the same type as previously defined. Existing schema: " +
+                           SchemaText(existing) + " New schema: " + SchemaText(created));
+}
+
 Status CreateIndex(const UpdateRequest& u, const IndexSpec& spec, model::TableDescriptor& t) {
   if (index::FindIndex(t, spec.name)) {
     return Error::Validation("Attempting to create an index which already exists");
@@ -309,8 +366,7 @@ Status Apply(const UpdateRequest& u, model::TableDescriptor& t) {
     if (existing == t.attribute_definitions.end()) {
       t.attribute_definitions.push_back(d);
     } else if (existing->type != d.type) {
-      return Error::Validation(std::string(kInvalid) +
-                               "Cannot change the type of the existing attribute: " + d.name);
+      return Redefined(t, u, d);
     }
   }
   for (const GsiUpdate& g : u.gsi_updates) {

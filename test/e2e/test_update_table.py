@@ -220,3 +220,29 @@ def test_gsi_update_errors(ddb, table_name):
                                                           "ProvisionedThroughput": {
                                                               "ReadCapacityUnits": 1,
                                                               "WriteCapacityUnits": 1}}}])
+
+
+def test_a_new_index_may_not_redefine_an_attribute_type(ddb, table_name):
+    """The service's text, as Alternator's test_gsi_key_type_conflict_on_update quotes it."""
+    ddb.create_table(
+        TableName=table_name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
+                              {"AttributeName": "xyz", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "index1",
+                                 "KeySchema": [{"AttributeName": "xyz", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}])
+    try:
+        assert_error(ddb.update_table, "ValidationException",
+                     "One or more parameter values were invalid: Attributes cannot be redefined. "
+                     "Please check that your attribute has the same type as previously defined. "
+                     "Existing schema: Schema:[SchemaElement: key{xyz:S:HASH}] New schema: "
+                     "Schema:[SchemaElement: key{xyz:N:HASH}]",
+                     TableName=table_name,
+                     AttributeDefinitions=[{"AttributeName": "xyz", "AttributeType": "N"}],
+                     GlobalSecondaryIndexUpdates=[{"Create": {
+                         "IndexName": "index2",
+                         "KeySchema": [{"AttributeName": "xyz", "KeyType": "HASH"}],
+                         "Projection": {"ProjectionType": "ALL"}}}])
+    finally:
+        ddb.delete_table(TableName=table_name)
