@@ -149,3 +149,25 @@ def test_batch_write_reports_its_enums_alone_before_table_names(ddb):
     assert_error(ddb.batch_write_item, V, "1 validation error detected: " + RCC,
                  RequestItems={"bad!name": [{"PutRequest": {"Item": {"pk": S("a")}}}]},
                  ReturnConsumedCapacity="BOGUS")
+
+
+def test_an_item_is_checked_names_then_depth_then_nested_names(ddb, table):
+    """Within one item: an empty top-level name first, however deep another value nests; a
+    value nested past the limit before an empty key inside a map (the same capture)."""
+    def deep(n: int) -> dict:
+        v: dict = {"S": "x"}
+        for _ in range(n):
+            v = {"L": [v]}
+        return v
+
+    nesting = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested "
+               "levels beyond supported limit")
+    missing = unique_name("absent")
+    for item in [{"pk": S("a"), "": S("x"), "d": deep(100)}, {"pk": S("a"), "d": deep(100), "": S("x")}]:
+        assert_error(ddb.transact_write_items, V, "Empty attribute name",
+                     TransactItems=[{"Put": {"TableName": missing, "Item": item}}])
+    assert_error(ddb.transact_write_items, V, nesting,
+                 TransactItems=[{"Put": {"TableName": missing, "Item": {
+                     "pk": S("a"), "m": {"M": {"": S("x")}}, "d": deep(40)}}}])
+    assert_error(ddb.put_item, V, nesting, TableName=table,
+                 Item={"pk": S("a"), "m": {"M": {"": S("x")}}, "d": deep(40)})

@@ -72,5 +72,47 @@ TEST_F(StatsRecountTest, CountsStaleTablesAgainAndMarksThem) {
   EXPECT_EQ(store_->GetStats(table->id)->size_bytes, bytes);
 }
 
+// A start cut short between tables leaves some counted and marked, the others neither: the next
+// start counts only those (each table's correction and mark are one commit).
+TEST_F(StatsRecountTest, ANextStartCountsOnlyTheTablesLeft) {
+  SystemClock clock;
+  TableCatalog catalog(*store_, clock);
+  ASSERT_TRUE(catalog.Load().ok());
+  std::vector<TablePtr> tables;
+  for (const char* name : {"one", "two"}) {
+    model::TableDescriptor spec;
+    spec.name = name;
+    spec.key.hash = {"pk", model::ValueType::kS};
+    auto created = catalog.Create(spec);
+    ASSERT_TRUE(created.ok());
+    tables.push_back(*created);
+    ASSERT_TRUE(ops_->Put(*tables.back(), {{"pk", S("a")}, {"n", N("-1.5")}}, nullptr).ok());
+  }
+  const int64_t bytes = store_->GetStats(tables[0]->id)->size_bytes;
+  for (const TablePtr& t : tables) {
+    auto staled = catalog.CommitWithTable(
+        t->id,
+        [](model::TableDescriptor& d) {
+          d.size_rule = 0;
+          return true;
+        },
+        [&](storage::WriteBatch& batch) { batch.AddStats(t->id, 0, -2); });
+    ASSERT_TRUE(staled.ok() && *staled);
+  }
+  // The first start counted "one" and stopped.
+  auto marked = catalog.CommitWithTable(
+      tables[0]->id,
+      [](model::TableDescriptor& d) {
+        d.size_rule = model::kItemSizeRule;
+        return true;
+      },
+      [&](storage::WriteBatch& batch) { batch.AddStats(tables[0]->id, 0, 2); });
+  ASSERT_TRUE(marked.ok() && *marked);
+  auto counted = RecountStaleStats(*store_, catalog);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, 1u);
+  for (const TablePtr& t : tables) EXPECT_EQ(store_->GetStats(t->id)->size_bytes, bytes);
+}
+
 }  // namespace
 }  // namespace ttlstore::ops
