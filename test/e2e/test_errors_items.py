@@ -287,7 +287,7 @@ def test_invalid_return_values_enum(ddb, tables, op):
 
 @pytest.mark.parametrize("rv", ["ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"])
 def test_put_item_return_values_other_than_all_old_or_none(ddb, tables, rv):
-    assert_error(ddb.put_item, V, "ReturnValues can only be ALL_OLD or NONE",
+    assert_error(ddb.put_item, V, "1 validation error detected: ReturnValues can only be ALL_OLD or NONE",
                  TableName=tables["h"], Item={"pk": {"S": "a"}}, ReturnValues=rv)
 
 

@@ -171,3 +171,26 @@ def test_an_item_is_checked_names_then_depth_then_nested_names(ddb, table):
                      "pk": S("a"), "m": {"M": {"": S("x")}}, "d": deep(40)}}}])
     assert_error(ddb.put_item, V, nesting, TableName=table,
                  Item={"pk": S("a"), "m": {"M": {"": S("x")}}, "d": deep(40)})
+
+
+def test_delete_item_request_refusals_in_the_envelope(ddb, table):
+    one = "1 validation error detected: "
+    key = {"pk": S("env")}
+    for kw, message in [
+        (dict(ExpressionAttributeValues={":v": S("x")}),
+         "ExpressionAttributeValues can only be specified when using expressions"),
+        (dict(ExpressionAttributeNames={"#a": "a"}),
+         "ExpressionAttributeNames can only be specified when using expressions"),
+        (dict(ConditionExpression="attribute_exists(a)", ExpressionAttributeValues={}),
+         "ExpressionAttributeValues must not be empty"),
+        (dict(ConditionExpression=""), "Invalid ConditionExpression: The expression can not be empty;"),
+        (dict(ReturnValues="ALL_NEW"), "ReturnValues can only be ALL_OLD or NONE"),
+        (dict(Expected={"a": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [S("x")]}}),
+         "One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN "
+         "ComparisonOperator"),
+    ]:
+        assert_error(ddb.delete_item, V, one + message, TableName=table, Key=key, **kw)
+    # PutItem keeps the older text the public conformance suite pins for this one.
+    assert_error(ddb.put_item, V, "ExpressionAttributeValues can only be specified when using "
+                 "expressions: ConditionExpression is null", TableName=table, Item=key,
+                 ExpressionAttributeValues={":v": S("x")})
