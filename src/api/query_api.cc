@@ -215,12 +215,13 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
     ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "QueryFilter", ph));
     filter = std::move(legacy);
   }
+  ASSIGN_OR_RETURN(text, OptString(req, "KeyConditionExpression"));
+  if (text) RETURN_IF_ERROR(expr::KeyCondition::CheckWithoutSchema(*text, ph));
   RETURN_IF_ERROR(Resolve(s, r.head));
   const model::TableDescriptor& table = *r.head.table;
   ASSIGN_OR_RETURN(ix, ResolveIndex(r));
   // With IndexName the key condition is on the index's key schema.
   const model::KeySchema& key = ix ? ix->key : table.key;
-  ASSIGN_OR_RETURN(text, OptString(req, "KeyConditionExpression"));
   std::optional<expr::KeyCondition> condition;
   if (text) {
     ASSIGN_OR_RETURN(parsed, expr::KeyCondition::Parse(*text, key, ph));

@@ -239,6 +239,12 @@ Result<KeyCondition> ReduceMulti(std::vector<KeyTerm>& terms, const model::KeySc
 
 }  // namespace
 
+Status KeyCondition::CheckWithoutSchema(std::string_view text, Placeholders& ph) {
+  auto root = ParseCheckedCondition(text, kKind, ph);
+  if (!root) return std::move(root).error();
+  return Status::Ok();
+}
+
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
                                          Placeholders& ph, bool generated, bool legacy) {
   ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kKind, ph, generated));

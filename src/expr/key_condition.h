@@ -42,6 +42,11 @@ struct KeyCondition {
   static Result<KeyCondition> Parse(std::string_view text, const model::KeySchema& schema,
                                     Placeholders& ph, bool generated = false, bool legacy = false);
 
+  // What can be checked without the key schema (size, syntax, placeholders, operand types): the
+  // service reports these before it looks up the table (a conformance suite's capture,
+  // validation-ordering/queryKeyCondition).
+  static Status CheckWithoutSchema(std::string_view text, Placeholders& ph);
+
   // True if `sort_key` satisfies the sort-key condition (always true for kNone).
   bool MatchesSort(const model::AttributeValue& sort_key) const;
 

@@ -194,3 +194,12 @@ def test_delete_item_request_refusals_in_the_envelope(ddb, table):
     assert_error(ddb.put_item, V, "ExpressionAttributeValues can only be specified when using "
                  "expressions: ConditionExpression is null", TableName=table, Item=key,
                  ExpressionAttributeValues={":v": S("x")})
+
+
+def test_query_key_condition_operands_are_checked_before_the_table(ddb):
+    assert_error(ddb.query, V,
+                 "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                 "operator or function: begins_with, operand type: N",
+                 TableName=unique_name("absent"),
+                 KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+                 ExpressionAttributeValues={":p": S("a"), ":n": {"N": "1"}})
