@@ -225,3 +225,61 @@ def test_parameter_number_edges(ddb, table):
                                "The parameter cannot be converted to a numeric value: 1e99999999999"}
     assert out[1]["Item"]["pk"] == {"S": ITEM}
     refused(ddb, f"SELECT * FROM \"{table}\" WHERE pk = 1e2147483648", NOT_WELL_FORMED)
+
+
+@pytest.fixture(scope="module")
+def ranges(ddb):
+    name = unique_name("pq_ranges")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "S"}])
+    for sk in ("1", "2"):
+        ddb.put_item(TableName=name, Item={"pk": {"S": "ranges"}, "sk": {"S": sk},
+                                           "flag": {"S": "one" if sk == "1" else "two"}})
+    yield name
+    ddb.delete_table(TableName=name)
+
+
+def test_key_reads_as_the_service_decomposes_them(ddb, ranges):
+    """Cases a public test suite characterised against the service (eu-west-1, 2026-09)."""
+    select = f"SELECT sk FROM \"{ranges}\" WHERE "
+    refused(ddb, select + "pk IN ['ranges','ranges']",
+            "Overlapping conditions with range keys are not supported in where clause")
+    values = ", ".join(f"'v{i}'" for i in range(51))
+    refused(ddb, select + f"pk IN [{values}]", "Too many decomposed read operations for a given query.")
+    refused(ddb, select + "pk='ranges' AND sk IN [" + values + "]",
+            "Too many decomposed read operations for a given query.")
+    many = ", ".join(f"'v{i}'" for i in range(101))
+    refused(ddb, select + f"pk='ranges' AND flag IN [{many}]",
+            "The IN operator is provided with too many operands; number of operands: 101")
+    assert_error(ddb.execute_transaction, "ValidationException",
+                 "Validation failed in TransactStatements[0]: The IN operator is provided with too "
+                 "many operands; number of operands: 101",
+                 TransactStatements=[{"Statement": select + f"pk IN [{many}] AND sk='1'"}])
+    # A SELECT in a transaction or a batch reads one item: `pk IN ['x']` names it, the same key
+    # named twice with one value too; anything else is refused.
+    out = ddb.execute_transaction(TransactStatements=[
+        {"Statement": select + "pk IN ['ranges'] AND sk IN ['1']"}])["Responses"]
+    assert out[0]["Item"]["sk"] == {"S": "1"}
+    out = ddb.execute_transaction(TransactStatements=[
+        {"Statement": select + "(pk IN ['ranges']) AND pk='ranges' AND sk='2'"}])["Responses"]
+    assert out[0]["Item"]["sk"] == {"S": "2"}
+    assert_error(ddb.execute_transaction, "ValidationException",
+                 "Validation failed in TransactStatements[0]: Select statements within "
+                 "ExecuteTransaction must specify the primary key in the where clause.",
+                 TransactStatements=[{"Statement": select + "pk IN ['other'] AND pk='ranges' AND sk='1'"}])
+    out = ddb.batch_execute_statement(Statements=[
+        {"Statement": select + "pk IN ['ranges'] AND sk='1'"},
+        {"Statement": select + "pk='ranges' AND sk='1' AND flag='one'"},
+        {"Statement": select + f"pk IN [{values}] AND sk='1'"}])["Responses"]
+    assert out[0]["Item"]["sk"] == {"S": "1"}
+    assert out[1]["Error"]["Message"] == ("Select statements within BatchExecuteStatement must "
+                                          "specify the primary key in the where clause.")
+    assert out[2]["Error"]["Message"] == "Too many decomposed read operations for a given query."
+    # A write names its item by equality; the same value twice is that item.
+    ddb.execute_statement(Statement=f"UPDATE \"{ranges}\" SET a=2 WHERE pk='ranges' AND sk='1' "
+                                    "AND pk='ranges'")
+    refused(ddb, f"UPDATE \"{ranges}\" SET a=1 WHERE pk='ranges' AND sk='1' AND pk='other'",
+            "Multiple conditions on same key pk. Only single item Update/Insert/Delete are supported")

@@ -207,10 +207,18 @@ TEST(PartiqlPlanSelect, SortKeyConditionsNarrowTheQuery) {
   EXPECT_EQ(p.filter, "");
 }
 
-TEST(PartiqlPlanSelect, InListQueriesEachPartitionOnce) {
-  Plan p = Select("SELECT * FROM t WHERE pk IN ['a', 'b', 'a'] AND sk = 1", Composite());
+TEST(PartiqlPlanSelect, InListQueriesEachPartition) {
+  Plan p = Select("SELECT * FROM t WHERE pk IN ['a', 'b'] AND sk = 1", Composite());
   EXPECT_EQ(p.keys, (std::vector<std::string>{"pk = S:a AND sk = N:1", "pk = S:b AND sk = N:1"}));
   EXPECT_EQ(p.filter, "");
+  // One partition twice, and more reads than the service decomposes into (a public test suite
+  // characterised against the service).
+  EXPECT_EQ(Select("SELECT * FROM t WHERE pk IN ['a', 'b', 'a'] AND sk = 1", Composite()).error,
+            "Overlapping conditions with range keys are not supported in where clause");
+  std::string in = "'v0'";
+  for (int i = 1; i < 26; ++i) in += ", 'v" + std::to_string(i) + "'";
+  EXPECT_EQ(Select("SELECT * FROM t WHERE pk IN [" + in + "] AND sk IN [1, 2]", Composite()).error,
+            "Too many decomposed read operations for a given query.");
 }
 
 TEST(PartiqlPlanSelect, NoPartitionEqualityIsAScan) {
