@@ -196,7 +196,7 @@ Result<model::Item> DecodeItem(const rapidjson::Value& json) {
     }
   }
   auto item = DecodeMap(json, 0);
-  if (!item && item.error().message() != kNestingMessage) {
+  if (!item && json.IsObject() && item.error().message() != kNestingMessage) {
     for (const auto& member : json.GetObject()) {
       if (TooDeep(member.value, 0)) return Error::Validation(kNestingMessage);
     }

@@ -31,6 +31,22 @@ std::string ErrorOf(const char* text) {
   return v.ok() ? "" : v.error().message();
 }
 
+// An item that is not a map at all is refused, never read as one (the fuzzer's find: the
+// ordering pass of DecodeItem once walked it regardless).
+TEST(JsonValue, AnItemThatIsNotAMapIsRefused) {
+  for (const char* text : {"[]", "\"x\"", "1", "null", "[{\"S\":\"x\"}]"}) {
+    rapidjson::Document doc;
+    doc.Parse(text);
+    ASSERT_FALSE(doc.HasParseError()) << text;
+    EXPECT_FALSE(DecodeItem(doc).ok()) << text;
+  }
+  rapidjson::Document deep;
+  deep.Parse(R"({"m":{"M":{"":{"S":"x"}}}})");
+  auto refused = DecodeItem(deep);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "Empty attribute name");
+}
+
 TEST(JsonValue, EveryTypeRoundTrips) {
   EXPECT_EQ(RoundTrip(R"({"S":"h\u00e9"})"), "{\"S\":\"h\xc3\xa9\"}");
   EXPECT_EQ(RoundTrip(R"({"N":"12"})"), R"({"N":"12"})");
