@@ -109,29 +109,7 @@ bool InRequestEnvelope(const std::string& m) {
   return false;
 }
 
-Result<std::optional<expr::Condition>> ParseWriteConditionBare(const rapidjson::Value& req,
-                                                              const WriteHead& w,
-                                                              expr::Placeholders& ph,
-                                                              bool older_placeholder_text);
-
-// PutItem and DeleteItem: conditions, and ReturnValues limited to ALL_OLD / NONE. Refusals the
-// service gives in the envelope get it. `older_placeholder_text`: PutItem keeps the older text
-// for placeholders without an expression, bare with its ": ConditionExpression is null" (the
-// public conformance suite pins it so; docs/compatibility.md, "Validation before lookup").
-Result<std::optional<expr::Condition>> ParseWriteCondition(const rapidjson::Value& req,
-                                                          const WriteHead& w,
-                                                          expr::Placeholders& ph,
-                                                          bool older_placeholder_text) {
-  auto parsed = ParseWriteConditionBare(req, w, ph, older_placeholder_text);
-  if (parsed || parsed.error().code() != ErrorCode::kValidation) return parsed;
-  const std::string& m = parsed.error().message();
-  if (older_placeholder_text && m.find(": ConditionExpression is null") != std::string::npos) {
-    return parsed;
-  }
-  if (!InRequestEnvelope(m)) return parsed;
-  return Error::Validation("1 validation error detected: " + m);
-}
-
+// The condition of PutItem and DeleteItem, and ReturnValues limited to ALL_OLD / NONE.
 Result<std::optional<expr::Condition>> ParseWriteConditionBare(const rapidjson::Value& req,
                                                               const WriteHead& w,
                                                               expr::Placeholders& ph,
@@ -152,6 +130,23 @@ Result<std::optional<expr::Condition>> ParseWriteConditionBare(const rapidjson::
   }
   RETURN_IF_ERROR(CheckPlaceholdersUsed(ph));
   return condition;
+}
+
+// ParseWriteConditionBare, with the refusals the service gives in the envelope put in it. `older_placeholder_text`: PutItem keeps the older text
+// for placeholders without an expression, bare with its ": ConditionExpression is null" (the
+// public conformance suite pins it so; docs/compatibility.md, "Validation before lookup").
+Result<std::optional<expr::Condition>> ParseWriteCondition(const rapidjson::Value& req,
+                                                          const WriteHead& w,
+                                                          expr::Placeholders& ph,
+                                                          bool older_placeholder_text) {
+  auto parsed = ParseWriteConditionBare(req, w, ph, older_placeholder_text);
+  if (parsed || parsed.error().code() != ErrorCode::kValidation) return parsed;
+  const std::string& m = parsed.error().message();
+  if (older_placeholder_text && m.find(": ConditionExpression is null") != std::string::npos) {
+    return parsed;
+  }
+  if (!InRequestEnvelope(m)) return parsed;
+  return Error::Validation("1 validation error detected: " + m);
 }
 
 void WriteAttributes(JsonWriter& w, const model::Item& item) {

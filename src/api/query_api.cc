@@ -215,17 +215,22 @@ Result<std::string> Query(const Services& s, const rapidjson::Value& req) {
     ASSIGN_OR_RETURN(legacy, LegacyCondition(req, "QueryFilter", ph));
     filter = std::move(legacy);
   }
+  // What the key condition's text alone shows is reported before the table is looked up.
   ASSIGN_OR_RETURN(text, OptString(req, "KeyConditionExpression"));
-  if (text) RETURN_IF_ERROR(expr::KeyCondition::CheckWithoutSchema(*text, ph));
+  std::optional<expr::CondExpr> key_text;
+  if (text) {
+    ASSIGN_OR_RETURN(parsed, expr::KeyCondition::ParseText(*text, ph));
+    key_text = std::move(parsed);
+  }
   RETURN_IF_ERROR(Resolve(s, r.head));
   const model::TableDescriptor& table = *r.head.table;
   ASSIGN_OR_RETURN(ix, ResolveIndex(r));
   // With IndexName the key condition is on the index's key schema.
   const model::KeySchema& key = ix ? ix->key : table.key;
   std::optional<expr::KeyCondition> condition;
-  if (text) {
-    ASSIGN_OR_RETURN(parsed, expr::KeyCondition::Parse(*text, key, ph));
-    condition = std::move(parsed);
+  if (key_text) {
+    ASSIGN_OR_RETURN(bound, expr::KeyCondition::Bind(*key_text, key));
+    condition = std::move(bound);
   } else {
     ASSIGN_OR_RETURN(legacy, LegacyKeyConditions(req, key, ph));
     condition = std::move(legacy);

@@ -239,15 +239,19 @@ Result<KeyCondition> ReduceMulti(std::vector<KeyTerm>& terms, const model::KeySc
 
 }  // namespace
 
-Status KeyCondition::CheckWithoutSchema(std::string_view text, Placeholders& ph) {
-  auto root = ParseCheckedCondition(text, kKind, ph);
-  if (!root) return std::move(root).error();
-  return Status::Ok();
+Result<CondExpr> KeyCondition::ParseText(std::string_view text, Placeholders& ph,
+                                         bool generated) {
+  return ParseCheckedCondition(text, kKind, ph, generated);
 }
 
 Result<KeyCondition> KeyCondition::Parse(std::string_view text, const model::KeySchema& schema,
                                          Placeholders& ph, bool generated, bool legacy) {
-  ASSIGN_OR_RETURN(root, ParseCheckedCondition(text, kKind, ph, generated));
+  ASSIGN_OR_RETURN(root, ParseText(text, ph, generated));
+  return Bind(root, schema, legacy);
+}
+
+Result<KeyCondition> KeyCondition::Bind(const CondExpr& root, const model::KeySchema& schema,
+                                        bool legacy) {
   Reducer reducer;
   RETURN_IF_ERROR(reducer.Reduce(root));
   std::vector<KeyTerm>& terms = reducer.terms();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "expr/ast.h"
 #include "expr/placeholders.h"
 #include "model/attribute_value.h"
 #include "model/table.h"
@@ -42,10 +43,15 @@ struct KeyCondition {
   static Result<KeyCondition> Parse(std::string_view text, const model::KeySchema& schema,
                                     Placeholders& ph, bool generated = false, bool legacy = false);
 
-  // What can be checked without the key schema (size, syntax, placeholders, operand types): the
-  // service reports these before it looks up the table (a conformance suite's capture,
+  // Parse's first half, what the text alone shows (size, syntax, placeholders, operand types):
+  // the service reports these before it looks up the table (a conformance suite's capture,
   // validation-ordering/queryKeyCondition).
-  static Status CheckWithoutSchema(std::string_view text, Placeholders& ph);
+  static Result<CondExpr> ParseText(std::string_view text, Placeholders& ph,
+                                    bool generated = false);
+  // Parse's second half: the parsed text reduced to one condition per key attribute and
+  // matched against the key schema.
+  static Result<KeyCondition> Bind(const CondExpr& root, const model::KeySchema& schema,
+                                   bool legacy = false);
 
   // True if `sort_key` satisfies the sort-key condition (always true for kNone).
   bool MatchesSort(const model::AttributeValue& sort_key) const;

@@ -2,7 +2,6 @@
 #include "api/partiql/parser.h"
 #include "api/partiql/translate.h"
 
-#include "expr/condition_check.h"
 #include "model/item_size.h"
 
 #include <algorithm>
@@ -46,18 +45,8 @@ const Expr* ComparedValue(const Expr& e, const std::string& attribute, std::stri
 
 constexpr char kOverlapping[] =
     "Overlapping conditions with range keys are not supported in where clause";
+constexpr char kTooManyReads[] = "Too many decomposed read operations for a given query.";
 constexpr size_t kMaxDecomposedReads = 50;
-
-// IN's operand limit, checked where the key's IN is read (the filter's IN is checked by the
-// translation).
-Status CheckInOperands(const Expr& in) {
-  if (in.args.size() - 1 > expr::kMaxInOperands) {
-    return Error::Validation(
-        "The IN operator is provided with too many operands; number of operands: " +
-        std::to_string(in.args.size() - 1));
-  }
-  return Status::Ok();
-}
 
 bool IsKeyAttribute(const model::KeySchema& schema, const std::string& name) {
   return name == schema.hash.name || (schema.range && name == schema.range->name);
@@ -101,7 +90,7 @@ Result<SingleItem> SingleItemKey(const Statement& s, const model::KeySchema& sch
         // More values than the service decomposes into reads: refused as such; several
         // within that: not one item.
         if (e.args.size() - 1 > kMaxDecomposedReads) {
-          return Error::Validation("Too many decomposed read operations for a given query.");
+          return Error::Validation(kTooManyReads);
         }
         if (e.args.size() == 2 && e.args[1].kind == Expr::Kind::kValue) v = &e.args[1];
       }
@@ -209,7 +198,7 @@ Result<ReadPlan> PlanSelect(const Statement& s, const model::KeySchema& schema,
       }
     }
     if (plan.partitions.size() * sort_values > kMaxDecomposedReads) {
-      return Error::Validation("Too many decomposed read operations for a given query.");
+      return Error::Validation(kTooManyReads);
     }
   }
   for (const auto& partition : plan.partitions) {

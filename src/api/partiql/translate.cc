@@ -44,6 +44,15 @@ struct BooleanCompare {
   bool when_true = true;
 };
 
+Status CheckInOperands(const Expr& in) {
+  if (in.args.size() - 1 > expr::kMaxInOperands) {
+    return Error::Validation(
+        "The IN operator is provided with too many operands; number of operands: " +
+        std::to_string(in.args.size() - 1));
+  }
+  return Status::Ok();
+}
+
 Result<AttributeValue> ExpressionWriter::BindOperand(const Expr& e) {
   ASSIGN_OR_RETURN(v, Bind(e.value, params_));
   if (model::NestingDepth(v) > model::kMaxContainerDepth) return Error::Validation(kNestingTooDeep);
@@ -160,12 +169,8 @@ Result<std::string> ExpressionWriter::Condition(const Expr& e) {
             "IN operator must have a left hand argument of type Variable Reference and right "
             "hand argument of type Seq with at least one member");
       }
-      if (e.args.size() - 1 > expr::kMaxInOperands) {
-        // Checked here, before the operator count (DynamoDB Local).
-        return Error::Validation(
-            "The IN operator is provided with too many operands; number of operands: " +
-            std::to_string(e.args.size() - 1));
-      }
+      // Checked here, before the operator count (DynamoDB Local).
+      RETURN_IF_ERROR(CheckInOperands(e));
       ASSIGN_OR_RETURN(subject, Operand(e.args[0], nullptr));
       std::string list;
       for (size_t i = 1; i < e.args.size(); ++i) {

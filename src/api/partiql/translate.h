@@ -72,6 +72,9 @@ class ExpressionWriter {
   std::map<std::string, std::string> name_tokens_;
 };
 
+// IN's limit of 100 operands, as the service words it. REQUIRES: `in` is a kIn with its subject.
+Status CheckInOperands(const Expr& in);
+
 // The top-level AND-ed parts of a WHERE clause (a missing clause has none).
 std::vector<const Expr*> Conjuncts(const Expr* where);
 
